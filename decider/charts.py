@@ -1,0 +1,374 @@
+"""Plotly figures, one-sentence summaries and data tables for a costs_compute() result.
+
+Figures are plain dicts (data + layout) ready for json.dumps and Plotly.react;
+only scatter and bar traces are used, so the plotly-basic bundle draws them.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import plotly.graph_objects as go
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
+
+COLORS = {
+    "onprem": "#1f77b4",
+    "cloud_on_demand": "#ff7f0e",
+    "cloud_reserved": "#9467bd",
+    "hybrid": "#2ca02c",
+    "low": "#1f77b4",
+    "high": "#d62728",
+    "marker": "#444444",
+}
+
+OPTION_LABELS = {
+    "onprem": gettext_noop("On-premises"),
+    "cloud_on_demand": gettext_noop("Cloud on demand"),
+    "cloud_reserved": gettext_noop("Cloud reserved"),
+    "hybrid": gettext_noop("Hybrid"),
+}
+
+ASSUMPTION_LABELS = {
+    "server_price": gettext_noop("Server price"),
+    "network_per_node": gettext_noop("Network per node"),
+    "storage_capex_per_tb": gettext_noop("Storage price per TB"),
+    "setup_cost": gettext_noop("Set-up cost"),
+    "kwh_price": gettext_noop("Electricity price"),
+    "pue": gettext_noop("PUE"),
+    "colo_kw_month": gettext_noop("Colocation price"),
+    "maintenance_rate": gettext_noop("Maintenance rate"),
+    "fte_cost": gettext_noop("Staff cost per FTE"),
+    "onprem_fte": gettext_noop("On-prem staff per node"),
+    "depreciation_years": gettext_noop("Depreciation period"),
+    "lead_time_months": gettext_noop("Procurement lead time"),
+    "gpu_hour_on_demand": gettext_noop("Cloud GPU-hour price"),
+    "cloud_storage_tb_month": gettext_noop("Cloud storage price"),
+    "egress_price_tb": gettext_noop("Egress price"),
+}
+
+# The source's thresholds (§七): <= 30 % favours cloud, >= 70 % self-build.
+CLOUD_BAND_PCT = 30
+SELF_BUILD_BAND_PCT = 70
+
+_MARGIN = {"l": 70, "r": 20, "t": 50, "b": 50}
+
+
+@dataclass(frozen=True)
+class Chart:
+    key: str
+    title: str
+    summary: str
+    figure: dict[str, Any]
+    table_headers: list[str]
+    table_rows: list[list[Any]]
+
+
+def _money(value: float, currency: str) -> str:
+    return f"{value:,.0f} {currency}"
+
+
+def _figure(traces: list[go.BaseTraceType], *, title: str, x_title: str, y_title: str, **layout: Any) -> dict:
+    fig = go.Figure(
+        data=traces,
+        layout=go.Layout(
+            template="none",
+            autosize=True,
+            margin=_MARGIN,
+            title={"text": title},
+            xaxis={"title": {"text": x_title}, **layout.pop("xaxis", {})},
+            yaxis={"title": {"text": y_title}, **layout.pop("yaxis", {})},
+            legend={"orientation": "h", "y": -0.2},
+            **layout,
+        ),
+    )
+    # fig.to_json() applies Plotly's encoder (numpy, NaN); the dict round trip
+    # guarantees the result json.dumps cleanly.
+    return json.loads(fig.to_json())
+
+
+def _vline(x: float, text: str) -> tuple[dict, dict]:
+    shape = {
+        "type": "line",
+        "xref": "x",
+        "yref": "paper",
+        "x0": x,
+        "x1": x,
+        "y0": 0,
+        "y1": 1,
+        "line": {"color": COLORS["marker"], "dash": "dash", "width": 1.5},
+    }
+    annotation = {
+        "x": x,
+        "xref": "x",
+        "y": 1,
+        "yref": "paper",
+        "text": text,
+        "showarrow": False,
+        "xanchor": "left",
+        "yanchor": "bottom",
+    }
+    return shape, annotation
+
+
+def _distinct_hybrid(costs: dict) -> bool:
+    return "hybrid" in costs["options_compared"]
+
+
+def chart_cumulative(costs: dict) -> Chart:
+    currency, months = costs["currency"], costs["horizon_months"]
+    keys = ["onprem", "cloud_on_demand", "cloud_reserved"] + (["hybrid"] if _distinct_hybrid(costs) else [])
+    x = list(range(months + 1))
+    traces = [
+        go.Scatter(
+            x=x,
+            y=costs["cumulative"][key],
+            mode="lines",
+            name=_(OPTION_LABELS[key]),
+            line={"color": COLORS[key]},
+        )
+        for key in keys
+    ]
+    month = costs["break_even_month"]
+    shapes, annotations = [], []
+    if month is not None:
+        shape, annotation = _vline(month, _("Break-even: month %(month)s") % {"month": month})
+        shapes.append(shape)
+        annotations.append(annotation)
+        summary = _(
+            "Owning the GPUs costs less in total than renting them on demand from month %(month)s of %(months)s."
+        ) % {"month": month, "months": months}
+    else:
+        summary = _(
+            "Over %(months)s months, on-premises never costs less in total than cloud on demand "
+            "(%(onprem)s against %(cloud)s)."
+        ) % {
+            "months": months,
+            "onprem": _money(costs["totals"]["onprem"], currency),
+            "cloud": _money(costs["totals"]["cloud_on_demand"], currency),
+        }
+    title = _("Cumulative cost over %(months)s months") % {"months": months}
+    figure = _figure(
+        traces,
+        title=title,
+        x_title=_("Month"),
+        y_title=_("Cumulative cost (%(currency)s)") % {"currency": currency},
+        shapes=shapes,
+        annotations=annotations,
+        hovermode="x unified",
+    )
+    headers = [_("Month")] + [f"{_(OPTION_LABELS[key])} ({currency})" for key in keys]
+    rows = [[m] + [costs["cumulative"][key][m] for key in keys] for m in x]
+    return Chart("cumulative", title, summary, figure, headers, rows)
+
+
+def chart_per_hour(costs: dict) -> Chart:
+    currency = costs["currency"]
+    per_hour = costs["per_hour"]
+    keys = ["onprem", "cloud_on_demand", "cloud_reserved"]
+    # 0 % has no useful hours; leave it out rather than plot a gap.
+    x = per_hour["utilization_pct"][1:]
+    traces = [
+        go.Scatter(
+            x=x,
+            y=per_hour[key][1:],
+            mode="lines+markers",
+            name=_(OPTION_LABELS[key]),
+            line={"color": COLORS[key]},
+        )
+        for key in keys
+    ]
+    shapes = [
+        {
+            "type": "rect",
+            "xref": "x",
+            "yref": "paper",
+            "x0": 0,
+            "x1": CLOUD_BAND_PCT,
+            "y0": 0,
+            "y1": 1,
+            "fillcolor": COLORS["cloud_on_demand"],
+            "opacity": 0.08,
+            "line": {"width": 0},
+            "layer": "below",
+        },
+        {
+            "type": "rect",
+            "xref": "x",
+            "yref": "paper",
+            "x0": SELF_BUILD_BAND_PCT,
+            "x1": 100,
+            "y0": 0,
+            "y1": 1,
+            "fillcolor": COLORS["onprem"],
+            "opacity": 0.08,
+            "line": {"width": 0},
+            "layer": "below",
+        },
+    ]
+    band_label = {"xref": "x", "yref": "paper", "y": 0.98, "yanchor": "top", "showarrow": False}
+    annotations = [
+        {**band_label, "x": CLOUD_BAND_PCT / 2, "text": _("source: cloud cheaper")},
+        {**band_label, "x": (SELF_BUILD_BAND_PCT + 100) / 2, "text": _("source: self-build cheaper")},
+    ]
+    pct = costs["break_even_utilization_pct"]
+    if pct is not None:
+        shape, annotation = _vline(pct, _("Break-even: %(pct)s %%") % {"pct": f"{pct:.0f}"})
+        shapes.append(shape)
+        annotations.append(annotation)
+        summary = _(
+            "Below %(pct)s %% average utilization cloud on demand is cheaper per useful GPU-hour, above it "
+            "owning is; the source's rule of thumb puts the line between 30 %% and 70 %%."
+        ) % {"pct": f"{pct:.0f}"}
+    else:
+        onprem, cloud = per_hour["onprem"][-1], per_hour["cloud_on_demand"][-1]
+        cheaper = _(OPTION_LABELS["onprem"]) if onprem <= cloud else _(OPTION_LABELS["cloud_on_demand"])
+        summary = _("%(option)s is cheaper per useful GPU-hour at every utilization from 0 to 100 %%.") % {
+            "option": cheaper
+        }
+    title = _("Cost per useful GPU-hour by utilization")
+    figure = _figure(
+        traces,
+        title=title,
+        x_title=_("Average GPU utilization (%)"),
+        y_title=_("Cost per useful GPU-hour (%(currency)s, log scale)") % {"currency": currency},
+        xaxis={"range": [0, 100]},
+        yaxis={"type": "log"},
+        shapes=shapes,
+        annotations=annotations,
+        hovermode="x unified",
+    )
+    headers = [_("Utilization (%)")] + [f"{_(OPTION_LABELS[key])} ({currency}/GPU-h)" for key in keys]
+    rows = [[u] + [per_hour[key][i] for key in keys] for i, u in enumerate(per_hour["utilization_pct"])]
+    return Chart("per_hour", title, summary, figure, headers, rows)
+
+
+def chart_hybrid(costs: dict) -> Chart:
+    currency = costs["currency"]
+    curve = costs["hybrid_curve"]
+    owned = costs["hybrid_owned_gpus"]
+    peak = curve["owned_gpus"][-1]
+    best_total = curve["total"][curve["owned_gpus"].index(owned)]
+    traces = [
+        go.Scatter(
+            x=curve["owned_gpus"],
+            y=curve["total"],
+            mode="lines+markers",
+            name=_("Hybrid total"),
+            line={"color": COLORS["hybrid"]},
+        ),
+        go.Scatter(
+            x=[owned],
+            y=[best_total],
+            mode="markers",
+            name=_("Cheapest mix"),
+            marker={"color": COLORS["marker"], "size": 12, "symbol": "star"},
+        ),
+    ]
+    annotations = [
+        {
+            "x": owned,
+            "y": best_total,
+            "xref": "x",
+            "yref": "y",
+            "text": _("Optimum: %(owned)s GPUs owned") % {"owned": owned},
+            "showarrow": True,
+            "arrowhead": 2,
+            "ay": -40,
+        }
+    ]
+    values = {"owned": owned, "peak": peak, "total": _money(best_total, currency)}
+    if owned == 0:
+        summary = _("Owning no GPUs is cheapest (%(total)s): the hybrid mix reduces to cloud on demand.") % values
+    elif owned == peak:
+        summary = _("Owning all %(peak)s GPUs is cheapest (%(total)s): the hybrid mix reduces to on-premises.") % values
+    else:
+        summary = _(
+            "Owning %(owned)s of the %(peak)s peak GPUs and renting the rest at peaks is cheapest, at %(total)s."
+        ) % values
+    title = _("Hybrid cost by number of owned GPUs")
+    figure = _figure(
+        traces,
+        title=title,
+        x_title=_("Owned GPUs"),
+        y_title=_("Total cost over %(months)s months (%(currency)s)")
+        % {"months": costs["horizon_months"], "currency": currency},
+        annotations=annotations,
+    )
+    headers = [_("Owned GPUs"), _("Total cost (%(currency)s)") % {"currency": currency}]
+    rows = [[gpus, total] for gpus, total in zip(curve["owned_gpus"], curve["total"], strict=True)]
+    return Chart("hybrid", title, summary, figure, headers, rows)
+
+
+def chart_tornado(costs: dict) -> Chart:
+    currency = costs["currency"]
+    rows_in = costs["sensitivity"]
+    labels = [_(ASSUMPTION_LABELS.get(row["name"], row["name"])) for row in rows_in]
+    traces = [
+        go.Bar(
+            y=labels,
+            x=[row["low"] for row in rows_in],
+            orientation="h",
+            name=_("Assumption −20 %"),
+            marker={"color": COLORS["low"]},
+        ),
+        go.Bar(
+            y=labels,
+            x=[row["high"] for row in rows_in],
+            orientation="h",
+            name=_("Assumption +20 %"),
+            marker={"color": COLORS["high"]},
+        ),
+    ]
+    months = costs["horizon_months"]
+    if rows_in:
+        top = rows_in[0]
+        summary = _(
+            "%(name)s matters most: moving it by 20 %% shifts the on-premises versus cloud difference over "
+            "%(months)s months by up to %(amount)s."
+        ) % {
+            "name": labels[0],
+            "months": months,
+            "amount": _money(max(abs(top["low"]), abs(top["high"])), currency),
+        }
+    else:
+        summary = _("No assumption was varied: all of them are zero.")
+    title = _("What moves the on-premises versus cloud difference")
+    figure = _figure(
+        traces,
+        title=title,
+        x_title=_("Change in on-premises minus cloud on-demand total (%(currency)s)") % {"currency": currency},
+        y_title="",
+        barmode="overlay",
+        yaxis={"autorange": "reversed", "automargin": True},
+        shapes=[
+            {
+                "type": "line",
+                "xref": "x",
+                "yref": "paper",
+                "x0": 0,
+                "x1": 0,
+                "y0": 0,
+                "y1": 1,
+                "line": {"color": COLORS["marker"], "width": 1},
+            }
+        ],
+    )
+    headers = [
+        _("Assumption"),
+        _("Value"),
+        _("Change at −20 %% (%(currency)s)") % {"currency": currency},
+        _("Change at +20 %% (%(currency)s)") % {"currency": currency},
+    ]
+    values = costs["assumptions"]
+    rows = [
+        [label, values[row["name"]]["value"], row["low"], row["high"]]
+        for label, row in zip(labels, rows_in, strict=True)
+    ]
+    return Chart("tornado", title, summary, figure, headers, rows)
+
+
+def charts_for(costs: dict) -> list[Chart]:
+    return [chart_cumulative(costs), chart_per_hour(costs), chart_hybrid(costs), chart_tornado(costs)]

@@ -1,0 +1,86 @@
+"""Score an answers file with the current rule set: `manage.py decide FILE.json`."""
+
+import json
+from pathlib import Path
+
+from django.core.management.base import BaseCommand
+from django.utils import translation
+
+from decider import costs
+from decider.answers import answers_validate
+from decider.report import OUTCOME_NAMES
+from decider.scoring import result_localized
+from decider.services import NoRuleSet, evaluate_now
+
+
+class Command(BaseCommand):
+    help = "Score an answers file (JSON) with the current rule set and cost figures."
+
+    def add_arguments(self, parser):
+        parser.add_argument("file", help="answers file (JSON); '-' reads standard input")
+        parser.add_argument("--format", choices=["json", "text"], default="text")
+        parser.add_argument("--lang", choices=["en", "zh-hans"], default="en")
+        parser.add_argument("--currency", choices=["USD", "CNY"], default="USD")
+
+    def handle(self, *args, **options):
+        with translation.override(options["lang"]):
+            problems, output = self._run(options)
+        if problems:
+            for line in problems:
+                self.stderr.write(line)
+            raise SystemExit(2)
+        self.stdout.write(output)
+
+    def _run(self, options) -> tuple[list[str], str]:
+        try:
+            text = (
+                self.stdin_text()
+                if options["file"] == "-"
+                else Path(options["file"]).read_text(encoding="utf-8")
+            )
+        except (OSError, UnicodeDecodeError) as error:
+            return [f"{options['file']}: cannot read the file ({error})"], ""
+        try:
+            raw = json.loads(text)
+        except json.JSONDecodeError as error:
+            return [f"{options['file']}: not valid JSON ({error})"], ""
+        answers, errors = answers_validate(raw, cost_names=frozenset(costs.ASSUMPTION_NAMES))
+        if errors:
+            return [f"{key}: {message}" for key, message in errors.items()], ""
+        try:
+            ruleset, evaluation = evaluate_now(answers, currency=options["currency"])
+        except NoRuleSet as error:
+            return [str(error)], ""
+        data = result_localized(evaluation.result, options["lang"])
+        data["costs"] = evaluation.costs
+        if options["format"] == "json":
+            return [], json.dumps(data, ensure_ascii=False, indent=2)
+        return [], self._text(data)
+
+    def stdin_text(self) -> str:
+        import sys
+
+        return sys.stdin.read()
+
+    def _text(self, data) -> str:
+        lines = [
+            f"Recommendation: {OUTCOME_NAMES[data['recommendation']]} ({data['recommendation']})"
+        ]
+        for outcome, score in data["scores"].items():
+            mark = (
+                " (excluded: " + data["excluded"][outcome] + ")"
+                if outcome in data["excluded"]
+                else ""
+            )
+            lines.append(f"  {outcome:7} {score:5.1f}{mark}")
+        lines.append(f"Margin over the runner-up: {data['margin']}")
+        lines.append("Strongest reasons:")
+        for c in data["contributions"][:6]:
+            lines.append(f"  {c['points']:+6.1f} {c['outcome']:7} {c['criterion']}: {c['reason']}")
+        totals = data["costs"]["totals"]
+        currency = data["costs"]["currency"]
+        lines.append(f"Totals over {data['costs']['horizon_months']} months ({currency}):")
+        for key, value in totals.items():
+            lines.append(f"  {key:16} {value:,.0f}")
+        lines.append(f"Rule set version: {data['ruleset_version']}")
+        return "\n".join(lines)

@@ -1,0 +1,28 @@
+"""Load the shipped rule set and cost figures from fixtures/ (skips what is already there)."""
+
+import json
+
+from django.conf import settings
+from django.core.management.base import BaseCommand
+
+from decider.models import Assumption, RuleSet
+from decider.rulesets import assumptions_import, ruleset_import
+
+FIXTURES = settings.BASE_DIR / "fixtures"
+
+
+class Command(BaseCommand):
+    help = "Load the default rule set and cost assumptions unless they are already loaded."
+
+    def handle(self, *args, **options):
+        if RuleSet.objects.exists():
+            self.stdout.write("Rule set already loaded; left as it is.")
+        else:
+            document = json.loads((FIXTURES / "ruleset.json").read_text(encoding="utf-8"))
+            ruleset = ruleset_import(document, version=document.get("version"))
+            self.stdout.write(f"Loaded rule set {ruleset}.")
+        if Assumption.objects.exists():
+            self.stdout.write("Cost assumptions already loaded; left as they are.")
+        else:
+            document = json.loads((FIXTURES / "assumptions.json").read_text(encoding="utf-8"))
+            self.stdout.write(f"Loaded {assumptions_import(document)} cost assumptions.")

@@ -1,0 +1,262 @@
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from typing import Any
+
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
+from django.utils import timezone
+from django.utils.translation import get_language
+from django.utils.translation import gettext_lazy as _
+
+from decider import costs, scoring
+from decider.answers import QUESTIONS
+
+OUTCOME_CHOICES = [
+    ("onprem", _("On-premises GPU cluster")),
+    ("cloud", _("Cloud GPU platform")),
+    ("hybrid", _("Hybrid")),
+]
+# Rules may also read answers the app derives (the cost model's verdict).
+DERIVED_QUESTIONS = {"cost_verdict": _("Cost verdict (derived from the cost model)")}
+QUESTION_CHOICES = [(key, q.label) for key, q in QUESTIONS.items()] + list(
+    DERIVED_QUESTIONS.items()
+)
+SCORE_VALIDATORS = [MinValueValidator(scoring.SCORE_MIN), MaxValueValidator(scoring.SCORE_MAX)]
+
+
+def localized(obj: Any, stem: str) -> str:
+    """obj.<stem>_zh in a Chinese interface, obj.<stem>_en otherwise."""
+    language = get_language() or "en"
+    return getattr(obj, f"{stem}_zh" if language.startswith("zh") else f"{stem}_en")
+
+
+class RuleSet(models.Model):
+    version = models.PositiveIntegerField(_("version"), unique=True)
+    name = models.CharField(_("name"), max_length=200)
+    notes = models.TextField(_("notes"), blank=True)
+    is_published = models.BooleanField(_("published"), default=False)
+    created_at = models.DateTimeField(_("created"), default=timezone.now)
+    published_at = models.DateTimeField(_("published at"), null=True, blank=True)
+
+    class Meta:
+        ordering = ["-version"]
+        verbose_name = _("rule set")
+        verbose_name_plural = _("rule sets")
+
+    def __str__(self) -> str:
+        return f"v{self.version} {self.name}"
+
+    @classmethod
+    def current(cls) -> RuleSet | None:
+        return cls.objects.filter(is_published=True).order_by("-version").first()
+
+    def rulebook(self) -> scoring.RuleBook:
+        rules = []
+        for criterion in self.criteria.prefetch_related("options").order_by("order", "id"):
+            rules.append(
+                scoring.Rule(
+                    key=criterion.key,
+                    question=criterion.question,
+                    label=scoring.Text(criterion.label_en, criterion.label_zh),
+                    weight=criterion.weight,
+                    bands=tuple(option.band() for option in criterion.options.all()),
+                )
+            )
+        constraints = tuple(
+            scoring.Constraint(
+                key=c.key,
+                question=c.question,
+                value=c.value,
+                outcome=c.outcome,
+                reason=scoring.Text(c.reason_en, c.reason_zh),
+                excludes=c.excludes,
+            )
+            for c in self.constraints.order_by("id")
+        )
+        return scoring.RuleBook(version=self.version, rules=tuple(rules), constraints=constraints)
+
+
+class Criterion(models.Model):
+    ruleset = models.ForeignKey(RuleSet, on_delete=models.CASCADE, related_name="criteria")
+    key = models.SlugField(_("key"), max_length=60)
+    question = models.CharField(_("answer it reads"), max_length=60, choices=QUESTION_CHOICES)
+    label_en = models.CharField(_("label (English)"), max_length=200)
+    label_zh = models.CharField(_("label (Chinese)"), max_length=200)
+    weight = models.FloatField(_("weight"), default=1.0, validators=[MinValueValidator(0)])
+    order = models.PositiveIntegerField(_("order"), default=0)
+
+    class Meta:
+        ordering = ["ruleset", "order", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["ruleset", "key"], name="criterion_key_per_ruleset")
+        ]
+        verbose_name = _("criterion")
+        verbose_name_plural = _("criteria")
+
+    def __str__(self) -> str:
+        return self.label_en
+
+    @property
+    def label(self) -> str:
+        return localized(self, "label")
+
+
+class Option(models.Model):
+    """An answer value (choices, yes/no) or a numeric band [lower, upper)."""
+
+    criterion = models.ForeignKey(Criterion, on_delete=models.CASCADE, related_name="options")
+    value = models.CharField(_("answer value"), max_length=60, blank=True)
+    lower = models.FloatField(_("from (inclusive)"), null=True, blank=True)
+    upper = models.FloatField(_("to (exclusive)"), null=True, blank=True)
+    label_en = models.CharField(_("label (English)"), max_length=200)
+    label_zh = models.CharField(_("label (Chinese)"), max_length=200)
+    score_onprem = models.SmallIntegerField(_("on-prem score"), validators=SCORE_VALIDATORS)
+    score_cloud = models.SmallIntegerField(_("cloud score"), validators=SCORE_VALIDATORS)
+    score_hybrid = models.SmallIntegerField(_("hybrid score"), validators=SCORE_VALIDATORS)
+    reason_en = models.TextField(_("reason (English)"))
+    reason_zh = models.TextField(_("reason (Chinese)"))
+
+    class Meta:
+        ordering = ["criterion", "lower", "id"]
+        verbose_name = _("answer option")
+        verbose_name_plural = _("answer options")
+
+    def __str__(self) -> str:
+        return self.label_en
+
+    def band(self) -> scoring.Band:
+        return scoring.Band(
+            scores={
+                "onprem": self.score_onprem,
+                "cloud": self.score_cloud,
+                "hybrid": self.score_hybrid,
+            },
+            reason=scoring.Text(self.reason_en, self.reason_zh),
+            label=scoring.Text(self.label_en, self.label_zh),
+            value=self.value or None,
+            lower=self.lower,
+            upper=self.upper,
+        )
+
+
+class Constraint(models.Model):
+    ruleset = models.ForeignKey(RuleSet, on_delete=models.CASCADE, related_name="constraints")
+    key = models.SlugField(_("key"), max_length=60)
+    question = models.CharField(_("answer it reads"), max_length=60, choices=QUESTION_CHOICES)
+    value = models.CharField(_("when the answer is"), max_length=60)
+    outcome = models.CharField(_("outcome"), max_length=10, choices=OUTCOME_CHOICES)
+    excludes = models.BooleanField(
+        _("removes the outcome"),
+        default=True,
+        help_text=_("Off: the outcome stays possible and shows the reason as a warning."),
+    )
+    reason_en = models.TextField(_("reason (English)"))
+    reason_zh = models.TextField(_("reason (Chinese)"))
+
+    class Meta:
+        verbose_name = _("constraint")
+        verbose_name_plural = _("constraints")
+
+    def __str__(self) -> str:
+        return self.key
+
+
+class Assumption(models.Model):
+    """A named cost input with its unit, source and the date it was checked."""
+
+    name = models.CharField(_("name"), max_length=60)
+    gpu_model = models.CharField(
+        _("GPU model"),
+        max_length=10,
+        blank=True,
+        help_text=_("Empty: applies to every GPU model unless a model-specific row exists."),
+    )
+    value = models.FloatField(_("value"), validators=[MinValueValidator(0)])
+    unit = models.CharField(_("unit"), max_length=60)
+    source = models.TextField(_("source"))
+    as_of = models.DateField(_("checked on"))
+
+    class Meta:
+        ordering = ["name", "gpu_model"]
+        constraints = [
+            models.UniqueConstraint(fields=["name", "gpu_model"], name="assumption_per_model")
+        ]
+        verbose_name = _("cost assumption")
+        verbose_name_plural = _("cost assumptions")
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.gpu_model or 'all'})"
+
+    @classmethod
+    def for_gpu_model(cls, gpu_model: str) -> dict[str, costs.Assumption]:
+        """Current figures for one GPU model: model-specific rows win over generic ones."""
+        found: dict[str, costs.Assumption] = {}
+        for row in cls.objects.filter(gpu_model__in=["", gpu_model]).order_by("gpu_model"):
+            found[row.name] = costs.Assumption(
+                name=row.name,
+                value=row.value,
+                unit=row.unit,
+                source=row.source,
+                as_of=row.as_of.isoformat(),
+            )
+        return found
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+class AssessmentQuerySet(models.QuerySet):
+    def by_token(self, token: str, *, kind: str) -> Assessment | None:
+        """The assessment whose edit (or view) link is `token`, or None."""
+        field = {"edit": "edit_hash", "view": "view_hash"}[kind]
+        digest = token_hash(token)
+        assessment = self.filter(**{field: digest}).first()
+        if assessment is None or not hmac.compare_digest(getattr(assessment, field), digest):
+            return None
+        return assessment
+
+
+class Assessment(models.Model):
+    """One questionnaire: answers saved at every step, and the scored result.
+
+    Links carry random tokens; only their SHA-256 is stored, so a database
+    leak gives no working link.
+    """
+
+    edit_hash = models.CharField(max_length=64, unique=True)
+    view_hash = models.CharField(max_length=64, unique=True)
+    name = models.CharField(_("name"), max_length=120, blank=True)
+    answers = models.JSONField(_("answers"), default=dict, blank=True)
+    result = models.JSONField(_("result"), null=True, blank=True)
+    ruleset = models.ForeignKey(
+        RuleSet, on_delete=models.PROTECT, null=True, blank=True, related_name="assessments"
+    )
+    revision = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(default=timezone.now)
+    updated_at = models.DateTimeField(auto_now=True)
+    scored_at = models.DateTimeField(null=True, blank=True)
+
+    objects = AssessmentQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-updated_at"]
+        verbose_name = _("assessment")
+        verbose_name_plural = _("assessments")
+
+    def __str__(self) -> str:
+        return self.name or f"#{self.pk}"
+
+    @classmethod
+    def create_with_links(cls, **fields: Any) -> tuple[Assessment, str, str]:
+        edit_token, view_token = secrets.token_urlsafe(24), secrets.token_urlsafe(24)
+        assessment = cls.objects.create(
+            edit_hash=token_hash(edit_token), view_hash=token_hash(view_token), **fields
+        )
+        return assessment, edit_token, view_token
+
+    def scoring_result(self) -> scoring.Result | None:
+        return scoring.result_from_dict(self.result["scoring"]) if self.result else None

@@ -1,0 +1,459 @@
+import json
+import math
+from datetime import date
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from decider.costs import (
+    ASSUMPTION_NAMES,
+    DEFAULT_ASSUMPTIONS_PATH,
+    MONEY_ASSUMPTIONS,
+    OPTIONS,
+    SENSITIVITY_NAMES,
+    Assumption,
+    CostAnswers,
+    _hybrid_lines,
+    _lines_total,
+    _on_demand_lines,
+    _onprem_lines,
+    _params,
+    assumptions_load_defaults,
+    assumptions_select,
+    cost_verdict,
+    costs_cashflow,
+    costs_compute,
+)
+
+H = 730  # hours per month
+
+
+def make_assumptions(**values: float) -> dict[str, Assumption]:
+    """Every cost line off except servers and cloud on-demand GPU-hours."""
+    base = dict.fromkeys(ASSUMPTION_NAMES, 0.0)
+    base.update(gpus_per_node=8, server_price=300_000, gpu_hour_on_demand=3.0, usd_cny=7.0)
+    base.update(values)
+    return {
+        name: Assumption(name=name, value=value, unit="u", source="test", as_of="2025-06-01")
+        for name, value in base.items()
+    }
+
+
+def make_answers(**kwargs) -> CostAnswers:
+    kwargs.setdefault("gpus", 12)
+    kwargs.setdefault("utilization", 0.5)
+    kwargs.setdefault("horizon_months", 36)
+    kwargs.setdefault("dataset_tb", 50.0)
+    kwargs.setdefault("has_datacenter", False)
+    kwargs.setdefault("demand_shape", "moderate")
+    return CostAnswers(**kwargs)
+
+
+def make_costs(answers: CostAnswers | None = None, **values: float) -> dict:
+    return costs_compute(answers=answers or make_answers(), assumptions=make_assumptions(**values))
+
+
+def line_delta(key: str, answers: CostAnswers | None = None, **values: float) -> float:
+    """How much switching the given assumptions on moves `key`'s total."""
+    return make_costs(answers, **values)["totals"][key] - make_costs(answers)["totals"][key]
+
+
+def walk(value):
+    if isinstance(value, dict):
+        for key, item in value.items():
+            assert isinstance(key, str)
+            yield from walk(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from walk(item)
+    else:
+        yield value
+
+
+answers_strategy = st.builds(
+    CostAnswers,
+    gpus=st.integers(1, 200),
+    utilization=st.floats(0, 1),
+    horizon_months=st.integers(1, 120),
+    dataset_tb=st.floats(0, 500),
+    has_datacenter=st.booleans(),
+    demand_shape=st.sampled_from(["steady", "moderate", "peaky"]),
+)
+DEFAULTS = assumptions_load_defaults(gpu_model="h100")
+
+
+# --- assumptions ---------------------------------------------------------
+
+
+def test_it_lists_every_assumption_once():
+    assert len(ASSUMPTION_NAMES) == len(set(ASSUMPTION_NAMES)) == 27
+    assert ASSUMPTION_NAMES[0] == "gpus_per_node"
+    assert ASSUMPTION_NAMES[-1] == "usd_cny"
+    assert MONEY_ASSUMPTIONS <= set(ASSUMPTION_NAMES)
+    assert {"server_price", "kwh_price", "gpu_hour_on_demand", "egress_price_tb"} <= MONEY_ASSUMPTIONS
+    assert not MONEY_ASSUMPTIONS & {"pue", "usd_cny", "idle_share", "lead_time_months"}
+    assert set(SENSITIVITY_NAMES) <= set(ASSUMPTION_NAMES)
+
+
+def test_it_names_a_missing_assumption():
+    assumptions = make_assumptions()
+    del assumptions["kwh_price"]
+    with pytest.raises(ValueError, match="kwh_price"):
+        costs_compute(answers=make_answers(), assumptions=assumptions)
+
+
+@pytest.mark.parametrize(
+    "values",
+    [{"kwh_price": -1}, {"spot_share": 1.5}, {"gpus_per_node": 0}, {"gpus_per_node": 2.5}, {"pue": math.nan}],
+)
+def test_it_rejects_impossible_assumptions(values):
+    with pytest.raises(ValueError):
+        make_costs(**values)
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [{"gpus": 0}, {"utilization": 1.2}, {"utilization": -0.1}, {"horizon_months": 0}, {"demand_shape": "wavy"}],
+)
+def test_it_rejects_impossible_answers(kwargs):
+    with pytest.raises(ValueError):
+        make_answers(**kwargs)
+
+
+def test_it_rejects_an_unknown_currency():
+    with pytest.raises(ValueError, match="currency"):
+        costs_compute(answers=make_answers(), assumptions=make_assumptions(), currency="EUR")
+
+
+def test_it_lets_a_model_specific_row_override_the_generic_one():
+    rows = [
+        {"name": "server_price", "gpu_model": "", "value": 1, "unit": "USD", "source": "a", "as_of": "2025-01-01"},
+        {"name": "server_price", "gpu_model": "b200", "value": 2, "unit": "USD", "source": "b", "as_of": "2025-01-01"},
+        {"name": "node_kw", "gpu_model": "", "value": 3, "unit": "kW", "source": "c", "as_of": "2025-01-01"},
+    ]
+    assert assumptions_select(rows=rows, gpu_model="b200")["server_price"].value == 2
+    assert assumptions_select(rows=rows, gpu_model="h100")["server_price"].value == 1
+    assert assumptions_select(rows=rows, gpu_model="b200")["node_kw"].value == 3
+
+
+def test_it_ships_a_generic_default_with_a_source_for_every_assumption():
+    rows = json.loads(DEFAULT_ASSUMPTIONS_PATH.read_text(encoding="utf-8"))["assumptions"]
+    generic = {row["name"] for row in rows if row["gpu_model"] == ""}
+    assert generic == set(ASSUMPTION_NAMES)
+    assert len(generic) == len([row for row in rows if row["gpu_model"] == ""])
+    for row in rows:
+        assert row["name"] in ASSUMPTION_NAMES
+        assert row["gpu_model"] in {"", "h100", "h200", "b200", "a100", "l40s"}
+        assert isinstance(row["value"], int | float)
+        assert row["unit"] and row["source"]
+        assert date(2024, 1, 1) <= date.fromisoformat(row["as_of"]) <= date(2026, 12, 31)
+    for model in ("h100", "h200", "b200", "a100", "l40s"):
+        _params(assumptions_load_defaults(gpu_model=model))  # valid for every model
+
+
+def test_it_marks_model_specific_guesses_as_estimates():
+    rows = json.loads(DEFAULT_ASSUMPTIONS_PATH.read_text(encoding="utf-8"))["assumptions"]
+    sourced = {("b200", "server_price"), ("b200", "node_kw"), ("a100", "node_kw")}
+    for row in rows:
+        if row["gpu_model"] and (row["gpu_model"], row["name"]) not in sourced:
+            assert "estimate" in row["source"].lower(), row
+
+
+def test_it_ships_the_domain_figures_for_h100():
+    values = {name: a.value for name, a in DEFAULTS.items()}
+    assert values["server_price"] == 310_000
+    assert 15_000 <= values["network_per_node"] <= 34_000
+    assert values["pue"] == 1.56
+    assert values["colo_kw_month"] == 184
+    assert values["fte_cost"] == pytest.approx(96_800 * 1.3)
+    assert values["onprem_fte"] == 0.02
+    assert values["gpu_hour_reserved_1y"] == 2.35
+    assert values["egress_price_tb"] == 90
+    assert values["cloud_storage_tb_month"] == 23
+    assert values["gpu_hour_reserved_3y"] < values["gpu_hour_reserved_1y"] < values["gpu_hour_on_demand"]
+
+
+# --- hand-worked figures -------------------------------------------------
+
+
+def test_it_prices_only_servers_and_gpu_hours_when_everything_else_is_off():
+    costs = make_costs(make_answers(gpus=12, utilization=0.5, horizon_months=36))
+    nodes = 2  # ceil(12 / 8)
+    onprem = nodes * 300_000
+    cloud = 12 * H * 0.5 * 3.0 * 36
+    assert costs["totals"]["onprem"] == pytest.approx(onprem)
+    assert costs["totals"]["cloud_on_demand"] == pytest.approx(cloud)
+    # Cloud grows linearly with utilization, on-prem does not move: the
+    # totals meet at their ratio.
+    assert costs["break_even_utilization_pct"] == pytest.approx(100 * onprem / (cloud / 0.5), abs=0.01)
+
+
+def test_it_finds_the_break_even_month():
+    # 600,000 up front against 13,140 a month: caught up in month 46.
+    costs = make_costs(make_answers(horizon_months=60))
+    assert costs["break_even_month"] == math.ceil(600_000 / (12 * H * 0.5 * 3.0)) == 46
+    assert make_costs(make_answers(horizon_months=36))["break_even_month"] is None
+
+
+def test_it_has_no_break_even_utilization_when_the_lines_are_parallel_or_meet_outside():
+    # Lead time as long as the horizon: on-prem is cloud plus free hardware.
+    assert make_costs(server_price=0, lead_time_months=36)["break_even_utilization_pct"] is None
+    assert make_costs(server_price=10_000_000)["break_even_utilization_pct"] is None
+
+
+def test_it_adds_power():
+    answers = make_answers(utilization=0.5)
+    delta = line_delta("onprem", answers, node_kw=10, idle_share=0.4, pue=1.5, kwh_price=0.1)
+    assert delta == pytest.approx(2 * 10 * (0.4 + 0.6 * 0.5) * 1.5 * H * 0.1 * 36)
+
+
+def test_it_adds_colocation_only_without_a_datacenter():
+    assert line_delta("onprem", node_kw=10, colo_kw_month=184) == pytest.approx(2 * 10 * 184 * 36)
+    assert line_delta("onprem", make_answers(has_datacenter=True), node_kw=10, colo_kw_month=184) == 0
+
+
+def test_it_adds_maintenance_on_all_hardware():
+    delta = line_delta("onprem", maintenance_rate=0.1, network_per_node=25_000, storage_capex_per_tb=150)
+    hardware = 2 * (300_000 + 25_000) + 50 * 150
+    assert delta == pytest.approx(hardware + 0.1 * hardware / 12 * 36)
+
+
+def test_it_adds_onprem_staff():
+    delta = line_delta("onprem", onprem_fte=0.02, fte_cost=120_000)
+    assert delta == pytest.approx(2 * 0.02 * 120_000 / 12 * 36)
+
+
+def test_it_adds_storage_capex():
+    assert line_delta("onprem", storage_capex_per_tb=150) == pytest.approx(50 * 150)
+
+
+def test_it_adds_setup():
+    assert line_delta("onprem", setup_cost=20_000) == pytest.approx(20_000)
+
+
+def test_it_adds_network():
+    assert line_delta("onprem", network_per_node=25_000) == pytest.approx(2 * 25_000)
+
+
+def test_it_credits_straight_line_residual_value():
+    delta = line_delta("onprem", residual_value=1, depreciation_years=5)
+    assert delta == pytest.approx(-2 * 300_000 * (1 - 36 / 60))
+    assert line_delta("onprem", make_answers(horizon_months=72), residual_value=1, depreciation_years=5) == 0
+    assert line_delta("onprem", residual_value=0, depreciation_years=5) == 0
+
+
+def test_it_bridges_the_lead_time_on_cloud_and_starts_running_costs_after_it():
+    power_month = 2 * 10 * 1.0 * 1.0 * H * 0.1  # idle_share 1: full power whatever the load
+    delta = line_delta("onprem", lead_time_months=3, node_kw=10, idle_share=1, pue=1, kwh_price=0.1)
+    bridge = 12 * H * 0.5 * 3.0 * 3
+    assert delta == pytest.approx(bridge + power_month * (36 - 3) - power_month * 36)
+
+
+def test_it_blends_spot_hours_into_the_cloud_rate():
+    delta = line_delta("cloud_on_demand", spot_share=0.25, gpu_hour_spot=2.0)
+    assert delta == pytest.approx(12 * H * 0.5 * (0.75 * 3.0 + 0.25 * 2.0 - 3.0) * 36)
+
+
+def test_it_switches_reserved_pricing_from_1_to_3_years_at_36_months():
+    values = {"gpu_hour_reserved_1y": 2.35, "gpu_hour_reserved_3y": 1.9}
+    for months, rate in ((35, 2.35), (36, 1.9)):
+        costs = make_costs(make_answers(horizon_months=months), **values)
+        # Reserved capacity is paid every hour, whatever the utilization.
+        assert costs["totals"]["cloud_reserved"] == pytest.approx(12 * H * rate * months)
+
+
+def test_it_adds_cloud_storage():
+    assert line_delta("cloud_on_demand", cloud_storage_tb_month=23) == pytest.approx(50 * 23 * 36)
+    assert line_delta("cloud_reserved", cloud_storage_tb_month=23) == pytest.approx(50 * 23 * 36)
+
+
+def test_it_adds_egress():
+    assert line_delta("cloud_on_demand", egress_tb_month=2, egress_price_tb=90) == pytest.approx(2 * 90 * 36)
+
+
+def test_it_adds_cloud_staff():
+    delta = line_delta("cloud_on_demand", cloud_fte=0.005, fte_cost=120_000)
+    assert delta == pytest.approx(2 * 0.005 * 120_000 / 12 * 36)
+
+
+def test_it_converts_money_to_cny_but_not_the_assumptions():
+    answers = make_answers()
+    usd = costs_compute(answers=answers, assumptions=DEFAULTS)
+    cny = costs_compute(answers=answers, assumptions=DEFAULTS, currency="CNY")
+    rate = DEFAULTS["usd_cny"].value
+    assert cny["currency"] == "CNY"
+    for key in OPTIONS:
+        assert cny["totals"][key] == pytest.approx(usd["totals"][key] * rate, abs=0.01 * rate)
+    assert cny["migration"]["cost"] == pytest.approx(usd["migration"]["cost"] * rate)
+    assert cny["sensitivity"][0]["low"] == pytest.approx(usd["sensitivity"][0]["low"] * rate, abs=0.01 * rate)
+    assert cny["per_hour"]["onprem"][-1] == pytest.approx(usd["per_hour"]["onprem"][-1] * rate, abs=0.01 * rate)
+    assert cny["assumptions"] == usd["assumptions"]
+    assert cny["break_even_utilization_pct"] == usd["break_even_utilization_pct"]
+
+
+def test_it_prices_the_migration_apart_from_the_totals():
+    costs = make_costs(make_answers(dataset_tb=50), egress_price_tb=90, transfer_gbps=10)
+    assert costs["migration"]["cost"] == 4500
+    assert costs["migration"]["days"] == round(50 * 8e12 / 10e9 / 86400, 2)
+    assert costs["totals"]["cloud_on_demand"] == pytest.approx(12 * H * 0.5 * 3.0 * 36)
+    assert make_costs(transfer_gbps=0)["migration"]["days"] is None
+
+
+def test_it_sorts_sensitivity_by_size_and_skips_zero_assumptions():
+    costs = make_costs(make_answers(horizon_months=36))
+    assert [row["name"] for row in costs["sensitivity"]] == ["gpu_hour_on_demand", "server_price"]
+    gpu, server = costs["sensitivity"]
+    cloud = 12 * H * 0.5 * 3.0 * 36
+    # The difference is on-prem minus cloud: dearer cloud hours shrink it.
+    assert gpu["low"] == pytest.approx(0.2 * cloud) and gpu["high"] == pytest.approx(-0.2 * cloud)
+    assert server["low"] == pytest.approx(-0.2 * 600_000) and server["high"] == pytest.approx(0.2 * 600_000)
+
+
+def test_it_prorates_a_fractional_lead_time():
+    costs = make_costs(lead_time_months=2.5)
+    assert costs["totals"]["onprem"] == pytest.approx(600_000 + 12 * H * 0.5 * 3.0 * 2.5)
+
+
+# --- hybrid and verdict --------------------------------------------------
+
+
+@given(answers=answers_strategy)
+@settings(max_examples=40, deadline=None)
+def test_it_makes_hybrid_the_pure_options_at_both_ends(answers):
+    params = _params(DEFAULTS)
+    assert _lines_total(_hybrid_lines(params, answers, 0)) == _lines_total(_on_demand_lines(params, answers))
+    assert _lines_total(_hybrid_lines(params, answers, answers.gpus)) == _lines_total(_onprem_lines(params, answers))
+    curve = costs_compute(answers=answers, assumptions=DEFAULTS)["hybrid_curve"]
+    assert curve["owned_gpus"][0] == 0 and curve["owned_gpus"][-1] == answers.gpus
+
+
+def test_it_tries_every_node_size_as_the_owned_base():
+    costs = costs_compute(answers=make_answers(gpus=20), assumptions=DEFAULTS)
+    assert costs["hybrid_curve"]["owned_gpus"] == [0, 8, 16, 20]
+
+
+def test_it_breaks_hybrid_ties_towards_fewer_owned_gpus():
+    costs = make_costs(server_price=0, gpu_hour_on_demand=0)  # every mix costs nothing
+    assert costs["hybrid_owned_gpus"] == 0
+
+
+def test_it_owns_part_of_the_fleet_when_demand_is_peaky():
+    answers = make_answers(gpus=64, utilization=0.6, horizon_months=60, demand_shape="moderate")
+    costs = costs_compute(answers=answers, assumptions=DEFAULTS)
+    assert 0 < costs["hybrid_owned_gpus"] < 64
+    assert costs["options_compared"] == ["onprem", "cloud", "hybrid"]
+    assert costs["cheapest"] == "hybrid"
+    assert costs["totals"]["hybrid"] < min(costs["totals"]["onprem"], costs["totals"]["cloud_on_demand"])
+
+
+def test_it_compares_only_onprem_and_cloud_when_hybrid_is_a_pure_option():
+    costs = costs_compute(answers=make_answers(gpus=8), assumptions=DEFAULTS)
+    assert costs["hybrid_owned_gpus"] in (0, 8)
+    assert costs["options_compared"] == ["onprem", "cloud"]
+    assert costs["cheapest"] in ("onprem", "cloud")
+
+
+def make_verdict_costs(onprem, on_demand, reserved, hybrid=None):
+    compared = ["onprem", "cloud"] + (["hybrid"] if hybrid is not None else [])
+    totals = {"onprem": onprem, "cloud_on_demand": on_demand, "cloud_reserved": reserved, "hybrid": hybrid or 0}
+    return {"totals": totals, "options_compared": compared}
+
+
+def test_it_calls_a_15_percent_gap_clear():
+    assert cost_verdict(make_verdict_costs(85, 100, 120)) == "onprem_clear"
+    assert cost_verdict(make_verdict_costs(86, 100, 120)) == "onprem_slight"
+
+
+def test_it_takes_the_cheaper_cloud_pricing_mode():
+    assert cost_verdict(make_verdict_costs(100, 130, 80)) == "cloud_clear"
+    assert cost_verdict(make_verdict_costs(100, 95, 130)) == "cloud_slight"
+
+
+def test_it_considers_hybrid_only_when_it_is_distinct():
+    assert cost_verdict(make_verdict_costs(100, 110, 120, hybrid=80)) == "hybrid_clear"
+    assert cost_verdict(make_verdict_costs(100, 110, 120)) == "onprem_slight"
+
+
+def test_it_reports_the_runner_up_and_the_gap():
+    costs = make_costs(make_answers(horizon_months=60))
+    onprem, cloud = costs["totals"]["onprem"], costs["totals"]["cloud_on_demand"]
+    assert (costs["cheapest"], costs["runner_up"]) == ("onprem", "cloud")
+    assert costs["cheapest_gap_pct"] == pytest.approx((cloud - onprem) / cloud * 100, abs=0.01)
+    assert costs["verdict"] == cost_verdict(costs) == "onprem_clear"
+
+
+# --- output shape --------------------------------------------------------
+
+
+def test_it_returns_plain_json():
+    costs = costs_compute(answers=make_answers(), assumptions=DEFAULTS, currency="CNY")
+    json.dumps(costs, allow_nan=False)
+    for value in walk(costs):
+        assert value is None or type(value) in (str, int, float, bool)
+    assert set(costs["totals"]) == set(OPTIONS)
+    assert costs["assumptions"]["server_price"] == {
+        "value": 310_000.0,
+        "unit": DEFAULTS["server_price"].unit,
+        "source": DEFAULTS["server_price"].source,
+        "as_of": DEFAULTS["server_price"].as_of,
+    }
+
+
+def test_it_breaks_totals_down_by_line():
+    costs = costs_compute(answers=make_answers(), assumptions=DEFAULTS)
+    for key in OPTIONS:
+        assert sum(costs["breakdown"][key].values()) == pytest.approx(costs["totals"][key], abs=0.1)
+    assert costs["breakdown"]["onprem"]["servers"] == 2 * 310_000
+
+
+def test_it_gives_a_monthly_cashflow_table():
+    frame = costs_cashflow(answers=make_answers(horizon_months=12), assumptions=DEFAULTS)
+    assert len(frame) == 13
+    assert frame.loc[0, ("onprem", "servers")] == 2 * 310_000
+    assert frame[("onprem", "power")].iloc[1:4].sum() == 0  # still in the 3-month lead time
+
+
+def test_it_reports_cost_per_useful_gpu_hour():
+    costs = make_costs(make_answers(horizon_months=36))
+    per_hour = costs["per_hour"]
+    assert per_hour["utilization_pct"] == list(range(0, 101, 5))
+    assert per_hour["onprem"][0] is None
+    assert per_hour["onprem"][-1] == round(600_000 / (12 * H * 36), 2)
+    assert per_hour["cloud_on_demand"][-1] == 3.0
+
+
+# --- properties ----------------------------------------------------------
+
+
+@given(answers=answers_strategy, low=st.floats(0, 1), high=st.floats(0, 1))
+@settings(max_examples=40, deadline=None)
+def test_it_charges_more_cloud_for_more_utilization(answers, low, high):
+    low, high = sorted((low, high))
+    cheap = costs_compute(answers=CostAnswers(**{**answers.__dict__, "utilization": low}), assumptions=DEFAULTS)
+    dear = costs_compute(answers=CostAnswers(**{**answers.__dict__, "utilization": high}), assumptions=DEFAULTS)
+    assert cheap["totals"]["cloud_on_demand"] <= dear["totals"]["cloud_on_demand"]
+
+
+@given(answers=answers_strategy)
+@settings(max_examples=40, deadline=None)
+def test_it_makes_onprem_gpu_hours_cheaper_with_utilization(answers):
+    onprem = costs_compute(answers=answers, assumptions=DEFAULTS)["per_hour"]["onprem"][1:]
+    assert all(later <= earlier for earlier, later in zip(onprem, onprem[1:], strict=False))
+
+
+@given(answers=answers_strategy)
+@settings(max_examples=40, deadline=None)
+def test_it_never_picks_a_hybrid_worse_than_both_pure_options(answers):
+    totals = costs_compute(answers=answers, assumptions=DEFAULTS)["totals"]
+    assert totals["hybrid"] <= min(totals["onprem"], totals["cloud_on_demand"]) + 1e-6
+
+
+@given(answers=answers_strategy)
+@settings(max_examples=40, deadline=None)
+def test_it_ends_each_cumulative_series_at_its_total(answers):
+    costs = costs_compute(answers=answers, assumptions=DEFAULTS)
+    for key in OPTIONS:
+        series = costs["cumulative"][key]
+        assert len(series) == answers.horizon_months + 1
+        assert series[-1] == costs["totals"][key]
