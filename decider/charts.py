@@ -70,7 +70,9 @@ def _money(value: float, currency: str) -> str:
     return f"{value:,.0f} {currency}"
 
 
-def _figure(traces: list[go.BaseTraceType], *, title: str, x_title: str, y_title: str, **layout: Any) -> dict:
+def _figure(
+    traces: list[go.BaseTraceType], *, title: str, x_title: str, y_title: str, **layout: Any
+) -> dict:
     fig = go.Figure(
         data=traces,
         layout=go.Layout(
@@ -119,7 +121,9 @@ def _distinct_hybrid(costs: dict) -> bool:
 
 def chart_cumulative(costs: dict) -> Chart:
     currency, months = costs["currency"], costs["horizon_months"]
-    keys = ["onprem", "cloud_on_demand", "cloud_reserved"] + (["hybrid"] if _distinct_hybrid(costs) else [])
+    keys = ["onprem", "cloud_on_demand", "cloud_reserved"] + (
+        ["hybrid"] if _distinct_hybrid(costs) else []
+    )
     x = list(range(months + 1))
     traces = [
         go.Scatter(
@@ -211,7 +215,11 @@ def chart_per_hour(costs: dict) -> Chart:
     band_label = {"xref": "x", "yref": "paper", "y": 0.98, "yanchor": "top", "showarrow": False}
     annotations = [
         {**band_label, "x": CLOUD_BAND_PCT / 2, "text": _("source: cloud cheaper")},
-        {**band_label, "x": (SELF_BUILD_BAND_PCT + 100) / 2, "text": _("source: self-build cheaper")},
+        {
+            **band_label,
+            "x": (SELF_BUILD_BAND_PCT + 100) / 2,
+            "text": _("source: self-build cheaper"),
+        },
     ]
     pct = costs["break_even_utilization_pct"]
     if pct is not None:
@@ -224,10 +232,12 @@ def chart_per_hour(costs: dict) -> Chart:
         ) % {"pct": f"{pct:.0f}"}
     else:
         onprem, cloud = per_hour["onprem"][-1], per_hour["cloud_on_demand"][-1]
-        cheaper = _(OPTION_LABELS["onprem"]) if onprem <= cloud else _(OPTION_LABELS["cloud_on_demand"])
-        summary = _("%(option)s is cheaper per useful GPU-hour at every utilization from 0 to 100 %%.") % {
-            "option": cheaper
-        }
+        cheaper = (
+            _(OPTION_LABELS["onprem"]) if onprem <= cloud else _(OPTION_LABELS["cloud_on_demand"])
+        )
+        summary = _(
+            "%(option)s is cheaper per useful GPU-hour at every utilization from 0 to 100 %%."
+        ) % {"option": cheaper}
     title = _("Cost per useful GPU-hour by utilization")
     figure = _figure(
         traces,
@@ -240,8 +250,12 @@ def chart_per_hour(costs: dict) -> Chart:
         annotations=annotations,
         hovermode="x unified",
     )
-    headers = [_("Utilization (%)")] + [f"{_(OPTION_LABELS[key])} ({currency}/GPU-h)" for key in keys]
-    rows = [[u] + [per_hour[key][i] for key in keys] for i, u in enumerate(per_hour["utilization_pct"])]
+    headers = [_("Utilization (%)")] + [
+        f"{_(OPTION_LABELS[key])} ({currency}/GPU-h)" for key in keys
+    ]
+    rows = [
+        [u] + [per_hour[key][i] for key in keys] for i, u in enumerate(per_hour["utilization_pct"])
+    ]
     return Chart("per_hour", title, summary, figure, headers, rows)
 
 
@@ -281,13 +295,24 @@ def chart_hybrid(costs: dict) -> Chart:
     ]
     values = {"owned": owned, "peak": peak, "total": _money(best_total, currency)}
     if owned == 0:
-        summary = _("Owning no GPUs is cheapest (%(total)s): the hybrid mix reduces to cloud on demand.") % values
+        summary = (
+            _("Owning no GPUs is cheapest (%(total)s): the hybrid mix reduces to cloud on demand.")
+            % values
+        )
     elif owned == peak:
-        summary = _("Owning all %(peak)s GPUs is cheapest (%(total)s): the hybrid mix reduces to on-premises.") % values
+        summary = (
+            _(
+                "Owning all %(peak)s GPUs is cheapest (%(total)s): the hybrid mix reduces to on-premises."
+            )
+            % values
+        )
     else:
-        summary = _(
-            "Owning %(owned)s of the %(peak)s peak GPUs and renting the rest at peaks is cheapest, at %(total)s."
-        ) % values
+        summary = (
+            _(
+                "Owning %(owned)s of the %(peak)s peak GPUs and renting the rest at peaks is cheapest, at %(total)s."
+            )
+            % values
+        )
     title = _("Hybrid cost by number of owned GPUs")
     figure = _figure(
         traces,
@@ -339,7 +364,8 @@ def chart_tornado(costs: dict) -> Chart:
     figure = _figure(
         traces,
         title=title,
-        x_title=_("Change in on-premises minus cloud on-demand total (%(currency)s)") % {"currency": currency},
+        x_title=_("Change in on-premises minus cloud on-demand total (%(currency)s)")
+        % {"currency": currency},
         y_title="",
         barmode="overlay",
         yaxis={"autorange": "reversed", "automargin": True},
@@ -371,4 +397,9 @@ def chart_tornado(costs: dict) -> Chart:
 
 
 def charts_for(costs: dict) -> list[Chart]:
-    return [chart_cumulative(costs), chart_per_hour(costs), chart_hybrid(costs), chart_tornado(costs)]
+    return [
+        chart_cumulative(costs),
+        chart_per_hour(costs),
+        chart_hybrid(costs),
+        chart_tornado(costs),
+    ]

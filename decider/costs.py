@@ -135,13 +135,17 @@ class CostAnswers:
         if not (math.isfinite(self.dataset_tb) and self.dataset_tb >= 0):
             raise ValueError(f"dataset_tb must be >= 0, got {self.dataset_tb!r}")
         if self.demand_shape not in DEMAND_SHAPES:
-            raise ValueError(f"demand_shape must be one of {sorted(DEMAND_SHAPES)}, got {self.demand_shape!r}")
+            raise ValueError(
+                f"demand_shape must be one of {sorted(DEMAND_SHAPES)}, got {self.demand_shape!r}"
+            )
 
 
 # --- assumptions ----------------------------------------------------------
 
 
-def assumptions_select(*, rows: Iterable[Mapping[str, Any]], gpu_model: str = "") -> dict[str, Assumption]:
+def assumptions_select(
+    *, rows: Iterable[Mapping[str, Any]], gpu_model: str = ""
+) -> dict[str, Assumption]:
     """Pick one Assumption per name: the row for `gpu_model` if any, else the generic one ("")."""
     generic: dict[str, Assumption] = {}
     specific: dict[str, Assumption] = {}
@@ -161,7 +165,9 @@ def assumptions_select(*, rows: Iterable[Mapping[str, Any]], gpu_model: str = ""
     return {**generic, **specific}
 
 
-def assumptions_load_defaults(*, gpu_model: str = "", path: Path = DEFAULT_ASSUMPTIONS_PATH) -> dict[str, Assumption]:
+def assumptions_load_defaults(
+    *, gpu_model: str = "", path: Path = DEFAULT_ASSUMPTIONS_PATH
+) -> dict[str, Assumption]:
     """The shipped defaults from fixtures/assumptions.json."""
     rows = json.loads(Path(path).read_text(encoding="utf-8"))["assumptions"]
     return assumptions_select(rows=rows, gpu_model=gpu_model)
@@ -177,9 +183,13 @@ def _params(assumptions: Mapping[str, Assumption]) -> dict[str, float]:
             raise ValueError(f"assumption {name} must be a finite number >= 0, got {value!r}")
     for name in _SHARES:
         if params[name] > 1:
-            raise ValueError(f"assumption {name} is a share and must be within 0..1, got {params[name]!r}")
+            raise ValueError(
+                f"assumption {name} is a share and must be within 0..1, got {params[name]!r}"
+            )
     if params["gpus_per_node"] < 1 or not params["gpus_per_node"].is_integer():
-        raise ValueError(f"assumption gpus_per_node must be a whole number >= 1, got {params['gpus_per_node']!r}")
+        raise ValueError(
+            f"assumption gpus_per_node must be a whole number >= 1, got {params['gpus_per_node']!r}"
+        )
     return params
 
 
@@ -203,7 +213,10 @@ def _per_month(name: str, amount: float, start: float, end: float) -> _Line:
 
 
 def _lines_total(lines: list[_Line]) -> float:
-    return sum(line.amount * max(0.0, line.end - line.start) if line.monthly else line.amount for line in lines)
+    return sum(
+        line.amount * max(0.0, line.end - line.start) if line.monthly else line.amount
+        for line in lines
+    )
 
 
 def _lines_monthly(lines: list[_Line], months: int) -> np.ndarray:
@@ -228,7 +241,9 @@ def _blended_rate(params: Mapping[str, float]) -> float:
     return (1 - spot) * params["gpu_hour_on_demand"] + spot * params["gpu_hour_spot"]
 
 
-def _owned_lines(params: Mapping[str, float], answers: CostAnswers, *, gpus: int, busy_gpus: float) -> list[_Line]:
+def _owned_lines(
+    params: Mapping[str, float], answers: CostAnswers, *, gpus: int, busy_gpus: float
+) -> list[_Line]:
     """Own `gpus` GPUs, on average `busy_gpus` of them busy."""
     p = params
     months = answers.horizon_months
@@ -240,7 +255,11 @@ def _owned_lines(params: Mapping[str, float], answers: CostAnswers, *, gpus: int
     lead = min(p["lead_time_months"], months)
     load = p["idle_share"] + (1 - p["idle_share"]) * (busy_gpus / gpus)
     colo = 0.0 if answers.has_datacenter else nodes * p["node_kw"] * p["colo_kw_month"]
-    book_left = max(0.0, 1 - months / (12 * p["depreciation_years"])) if p["depreciation_years"] > 0 else 0.0
+    book_left = (
+        max(0.0, 1 - months / (12 * p["depreciation_years"]))
+        if p["depreciation_years"] > 0
+        else 0.0
+    )
     return [
         _once("servers", servers),
         _once("network", network),
@@ -249,7 +268,10 @@ def _owned_lines(params: Mapping[str, float], answers: CostAnswers, *, gpus: int
         # Until the hardware arrives the same work runs on cloud GPUs.
         _per_month("bridge", busy_gpus * HOURS_PER_MONTH * _blended_rate(p), 0, lead),
         _per_month(
-            "power", nodes * p["node_kw"] * load * p["pue"] * HOURS_PER_MONTH * p["kwh_price"], lead, months
+            "power",
+            nodes * p["node_kw"] * load * p["pue"] * HOURS_PER_MONTH * p["kwh_price"],
+            lead,
+            months,
         ),
         _per_month("colocation", colo, lead, months),
         _per_month("maintenance", p["maintenance_rate"] * hardware / 12, lead, months),
@@ -273,16 +295,22 @@ def _rented_lines(
 
 
 def _onprem_lines(params: Mapping[str, float], answers: CostAnswers) -> list[_Line]:
-    return _owned_lines(params, answers, gpus=answers.gpus, busy_gpus=answers.gpus * answers.utilization)
+    return _owned_lines(
+        params, answers, gpus=answers.gpus, busy_gpus=answers.gpus * answers.utilization
+    )
 
 
 def _on_demand_lines(params: Mapping[str, float], answers: CostAnswers) -> list[_Line]:
     busy = answers.gpus * answers.utilization
-    return _rented_lines(params, answers, gpus=answers.gpus, busy_gpus=busy, rate=_blended_rate(params))
+    return _rented_lines(
+        params, answers, gpus=answers.gpus, busy_gpus=busy, rate=_blended_rate(params)
+    )
 
 
 def _reserved_lines(params: Mapping[str, float], answers: CostAnswers) -> list[_Line]:
-    rate = params["gpu_hour_reserved_3y" if answers.horizon_months >= 36 else "gpu_hour_reserved_1y"]
+    rate = params[
+        "gpu_hour_reserved_3y" if answers.horizon_months >= 36 else "gpu_hour_reserved_1y"
+    ]
     # Reserved capacity is paid every hour, busy or not.
     return _rented_lines(params, answers, gpus=answers.gpus, busy_gpus=answers.gpus, rate=rate)
 
@@ -316,7 +344,9 @@ def _hybrid_lines(params: Mapping[str, float], answers: CostAnswers, owned: int)
     # With nothing owned, data and platform live in the cloud even if idle.
     if burst > 0 or owned == 0:
         rented = answers.gpus - owned
-        lines += _rented_lines(params, answers, gpus=rented, busy_gpus=burst, rate=_blended_rate(params))
+        lines += _rented_lines(
+            params, answers, gpus=rented, busy_gpus=burst, rate=_blended_rate(params)
+        )
     return lines
 
 
@@ -340,7 +370,9 @@ def _hybrid_best(curve: list[tuple[int, float]]) -> int:
 
 def _gap(params: Mapping[str, float], answers: CostAnswers) -> float:
     """On-prem total minus cloud on-demand total over the horizon (USD)."""
-    return _lines_total(_onprem_lines(params, answers)) - _lines_total(_on_demand_lines(params, answers))
+    return _lines_total(_onprem_lines(params, answers)) - _lines_total(
+        _on_demand_lines(params, answers)
+    )
 
 
 def _break_even_utilization(params: Mapping[str, float], answers: CostAnswers) -> float | None:
@@ -354,7 +386,9 @@ def _break_even_utilization(params: Mapping[str, float], answers: CostAnswers) -
     return utilization if 0 <= utilization <= 1 else None
 
 
-def _sensitivity(params: Mapping[str, float], answers: CostAnswers) -> list[tuple[str, float, float]]:
+def _sensitivity(
+    params: Mapping[str, float], answers: CostAnswers
+) -> list[tuple[str, float, float]]:
     base = _gap(params, answers)
     rows = []
     for name in SENSITIVITY_NAMES:
@@ -370,13 +404,23 @@ def _sensitivity(params: Mapping[str, float], answers: CostAnswers) -> list[tupl
 
 def _per_hour(params: Mapping[str, float], answers: CostAnswers) -> dict[str, list[float | None]]:
     """Total cost over the horizon per useful GPU-hour, utilization 0..100 % in steps of 5."""
-    curves: dict[str, list[float | None]] = {"onprem": [], "cloud_on_demand": [], "cloud_reserved": []}
-    builders = {"onprem": _onprem_lines, "cloud_on_demand": _on_demand_lines, "cloud_reserved": _reserved_lines}
+    curves: dict[str, list[float | None]] = {
+        "onprem": [],
+        "cloud_on_demand": [],
+        "cloud_reserved": [],
+    }
+    builders = {
+        "onprem": _onprem_lines,
+        "cloud_on_demand": _on_demand_lines,
+        "cloud_reserved": _reserved_lines,
+    }
     for pct in range(0, 101, 5):
         at = replace(answers, utilization=pct / 100)
         useful_hours = at.gpus * HOURS_PER_MONTH * at.utilization * at.horizon_months
         for key, build in builders.items():
-            curves[key].append(_lines_total(build(params, at)) / useful_hours if useful_hours else None)
+            curves[key].append(
+                _lines_total(build(params, at)) / useful_hours if useful_hours else None
+            )
     return curves
 
 
@@ -391,7 +435,9 @@ def _migration(params: Mapping[str, float], answers: CostAnswers) -> tuple[float
 # --- the monthly table ---------------------------------------------------
 
 
-def _option_lines(params: Mapping[str, float], answers: CostAnswers, hybrid_owned: int) -> dict[str, list[_Line]]:
+def _option_lines(
+    params: Mapping[str, float], answers: CostAnswers, hybrid_owned: int
+) -> dict[str, list[_Line]]:
     return {
         "onprem": _onprem_lines(params, answers),
         "cloud_on_demand": _on_demand_lines(params, answers),
@@ -400,7 +446,9 @@ def _option_lines(params: Mapping[str, float], answers: CostAnswers, hybrid_owne
     }
 
 
-def _cashflow_frame(lines_by_option: Mapping[str, list[_Line]], months: int, rate: float) -> pd.DataFrame:
+def _cashflow_frame(
+    lines_by_option: Mapping[str, list[_Line]], months: int, rate: float
+) -> pd.DataFrame:
     blocks = []
     columns = []
     for option, lines in lines_by_option.items():
@@ -429,7 +477,9 @@ def costs_cashflow(
     """Monthly cash flow (rows: months 0..H) per option and cost line (MultiIndex columns), unrounded."""
     params = _params(assumptions)
     owned = _hybrid_best(_hybrid_curve(params, answers))
-    return _cashflow_frame(_option_lines(params, answers, owned), answers.horizon_months, _rate(params, currency))
+    return _cashflow_frame(
+        _option_lines(params, answers, owned), answers.horizon_months, _rate(params, currency)
+    )
 
 
 # --- verdict -------------------------------------------------------------
@@ -450,7 +500,7 @@ def _rank(totals: Mapping[str, float], compared: Iterable[str]) -> tuple[str, st
 
 
 def cost_verdict(costs: Mapping[str, Any]) -> str:
-    """"<cheapest>_clear" when it beats the runner-up by >= 15 % of the runner-up's total, else "_slight"."""
+    """ "<cheapest>_clear" when it beats the runner-up by >= 15 % of the runner-up's total, else "_slight"."""
     cheapest, _, gap = _rank(costs["totals"], costs["options_compared"])
     return f"{cheapest}_clear" if gap >= CLEAR_GAP_PCT - 1e-9 else f"{cheapest}_slight"
 
@@ -476,7 +526,9 @@ def costs_compute(
     frame = _cashflow_frame(_option_lines(params, answers, owned), months, 1.0)
     by_option = frame.T.groupby(level="option", sort=False).sum().T
     cumulative_usd = by_option.cumsum()
-    cumulative = {key: np.round(cumulative_usd[key].to_numpy() * rate, 2).tolist() for key in OPTIONS}
+    cumulative = {
+        key: np.round(cumulative_usd[key].to_numpy() * rate, 2).tolist() for key in OPTIONS
+    }
     totals = {key: cumulative[key][-1] for key in OPTIONS}
 
     onprem_cum = cumulative_usd["onprem"].to_numpy()
@@ -499,17 +551,22 @@ def costs_compute(
         "cumulative": cumulative,
         "breakdown": breakdown,
         "break_even_month": break_even_month,
-        "break_even_utilization_pct": None if break_even_u is None else round(break_even_u * 100, 2),
+        "break_even_utilization_pct": None
+        if break_even_u is None
+        else round(break_even_u * 100, 2),
         "hybrid_owned_gpus": owned,
         "options_compared": compared,
         "cheapest": cheapest,
         "runner_up": runner_up,
         "cheapest_gap_pct": round(gap, 2),
         "cheapest_cloud_mode": (
-            "cloud_on_demand" if totals["cloud_on_demand"] <= totals["cloud_reserved"] else "cloud_reserved"
+            "cloud_on_demand"
+            if totals["cloud_on_demand"] <= totals["cloud_reserved"]
+            else "cloud_reserved"
         ),
         "sensitivity": [
-            {"name": name, "low": money(low), "high": money(high)} for name, low, high in _sensitivity(params, answers)
+            {"name": name, "low": money(low), "high": money(high)}
+            for name, low, high in _sensitivity(params, answers)
         ],
         "migration": {
             "cost": money(migration_cost),

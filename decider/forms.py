@@ -110,6 +110,7 @@ class BudgetForm(StepForm):
                 label=label,
                 min_value=0,
                 max_value=upper,
+                required=False,  # left empty: the default figure
                 initial=overrides.get(name, default.value),
                 help_text=f"{default.unit} · {default.source} ({default.as_of})",
             )

@@ -1,0 +1,19 @@
+# The production image: the app under gunicorn, static files served by whitenoise.
+FROM python:3.11-slim-bookworm
+
+ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 DECIDER_CHROMIUM_PATH=/usr/bin/chromium
+# Debian's Chromium renders the PDF report; the CJK fonts make Chinese print.
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends chromium fonts-noto-cjk \
+    && rm -rf /var/lib/apt/lists/*
+
+WORKDIR /app
+COPY requirements.txt .
+RUN pip install --no-cache-dir -r requirements.txt
+COPY . .
+RUN DJANGO_DEBUG=false DJANGO_SECRET_KEY=collectstatic-only python manage.py collectstatic --noinput
+
+RUN useradd --create-home decider
+USER decider
+EXPOSE 8000
+CMD ["sh", "-c", "python manage.py migrate --noinput && python manage.py load_defaults && exec gunicorn decider.wsgi:application --bind 0.0.0.0:8000 --workers 3 --access-logfile -"]

@@ -1,0 +1,114 @@
+"""`manage.py decide FILE.json`: the scorer for scripts and checks."""
+
+import json
+
+import pytest
+from django.core.management import call_command
+
+from tests.conftest import make_answers
+
+
+def run_decide(tmp_path, capsys, content, *args):
+    path = tmp_path / "answers.json"
+    path.write_text(content if isinstance(content, str) else json.dumps(content), encoding="utf-8")
+    code = 0
+    try:
+        call_command("decide", str(path), *args)
+    except SystemExit as exit:
+        code = exit.code
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_it_prints_the_documented_json_shape(rules, tmp_path, capsys):
+    code, out, _err = run_decide(tmp_path, capsys, make_answers("startup"), "--format", "json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["recommendation"] == "cloud"
+    assert set(data["scores"]) == {"onprem", "cloud", "hybrid"}
+    assert data["excluded"] == {}
+    assert data["margin"] > 0
+    assert data["ruleset_version"] == 1
+    first = data["contributions"][0]
+    assert set(first) == {"criterion", "outcome", "points", "reason"}
+    sizes = [abs(c["points"]) for c in data["contributions"]]
+    assert sizes == sorted(sizes, reverse=True)
+    assert set(data["costs"]["totals"]) == {"onprem", "cloud_on_demand", "cloud_reserved", "hybrid"}
+
+
+def test_it_names_the_excluded_outcome_with_the_reason(rules, tmp_path, capsys):
+    answers = make_answers("research_lab", residency="all")
+    _code, out, _err = run_decide(tmp_path, capsys, answers, "--format", "json")
+    data = json.loads(out)
+    assert "leave" in data["excluded"]["cloud"]
+
+
+def test_it_gives_reasons_in_chinese_on_request(rules, tmp_path, capsys):
+    answers = make_answers("research_lab", residency="all")
+    _code, out, _err = run_decide(
+        tmp_path, capsys, answers, "--format", "json", "--lang", "zh-hans"
+    )
+    assert "出域" in json.loads(out)["excluded"]["cloud"]
+
+
+def test_text_output_reads_as_a_summary(rules, tmp_path, capsys):
+    code, out, _err = run_decide(tmp_path, capsys, make_answers("research_lab"))
+    assert code == 0
+    assert out.startswith("Recommendation: On-premises GPU cluster (onprem)")
+
+
+def test_it_applies_cost_overrides(rules, tmp_path, capsys):
+    answers = make_answers("growth", costs={"server_price": 0, "network_per_node": 0})
+    _code, out, _err = run_decide(tmp_path, capsys, answers, "--format", "json")
+    costs = json.loads(out)["costs"]
+    assert costs["assumptions"]["server_price"]["value"] == 0
+
+
+BAD_FILES = [
+    ("missing key", {k: v for k, v in make_answers().items() if k != "gpus"}, "gpus: missing"),
+    ("unknown key", make_answers(colour="blue"), "colour: unknown key"),
+    ("wrong type int", make_answers(gpus="8"), "gpus: must be a whole number"),
+    ("float for int", make_answers(gpus=8.5), "gpus: must be a whole number"),
+    ("bool as string", make_answers(ops_hardware="yes"), "ops_hardware: must be true | false"),
+    ("number as bool", make_answers(utilization_pct=True), "utilization_pct: must be a number"),
+    ("bad choice", make_answers(stage="space_agency"), "stage: Select a valid choice"),
+    (
+        "above range",
+        make_answers(utilization_pct=101),
+        "utilization_pct: Ensure this value is less",
+    ),
+    ("below range", make_answers(gpus=0), "gpus: Ensure this value is greater"),
+    ("horizon range", make_answers(horizon_years=11), "horizon_years: Ensure this value is less"),
+    ("negative fte", make_answers(ops_fte=-1), "ops_fte: Ensure this value is greater"),
+    ("negative tb", make_answers(dataset_tb=-1), "dataset_tb: Ensure this value is greater"),
+    ("unknown cost", make_answers(costs={"gold_price": 1}), "costs.gold_price: unknown cost"),
+    ("negative cost", make_answers(costs={"pue": -1}), "costs.pue: must not be negative"),
+    ("not an object", [1, 2], "the answers must be a JSON object"),
+    ("not json", "{ this is not json", "not valid JSON"),
+]
+
+
+@pytest.mark.parametrize(("case", "content", "message"), BAD_FILES, ids=[c[0] for c in BAD_FILES])
+def test_bad_input_exits_2_with_one_clear_line_per_problem(
+    rules, tmp_path, capsys, case, content, message
+):
+    code, out, err = run_decide(tmp_path, capsys, content)
+    assert code == 2
+    assert out == ""
+    assert message in err
+    assert "Traceback" not in err
+
+
+def test_every_problem_gets_its_own_line(rules, tmp_path, capsys):
+    content = make_answers(gpus=0, stage="x", colour="blue")
+    _code, _out, err = run_decide(tmp_path, capsys, content)
+    lines = err.strip().splitlines()
+    assert len(lines) == 3
+    assert {line.split(":")[0] for line in lines} == {"gpus", "stage", "colour"}
+
+
+def test_a_missing_file_exits_2(rules, capsys):
+    with pytest.raises(SystemExit) as exit:
+        call_command("decide", "/nonexistent/answers.json")
+    assert exit.value.code == 2
+    assert "cannot read" in capsys.readouterr().err

@@ -1,0 +1,206 @@
+"""The questionnaire steps, with and without htmx."""
+
+import pytest
+from django.urls import reverse
+
+from decider.answers import STEPS
+from decider.models import Assessment
+from tests.conftest import make_answers, make_assessment
+
+STEP_POSTS = {
+    "workload": {
+        "stage": "startup",
+        "workload": "finetuning",
+        "direction_settled": "false",
+        "demand_shape": "peaky",
+        "capacity_lead_time": "minutes",
+        "latency_critical": "false",
+        "multi_region": "false",
+        "custom_topology": "false",
+    },
+    "utilization": {
+        "utilization_pct": "25",
+        "gpus": "8",
+        "gpu_model": "h100",
+        "horizon_years": "2",
+    },
+    "ops": {
+        "ops_hardware": "false",
+        "ops_filesystem": "false",
+        "ops_drivers": "false",
+        "ops_fte": "0.5",
+        "has_datacenter": "false",
+    },
+    "data": {
+        "residency": "none",
+        "sensitivity": "low",
+        "jurisdiction_concern": "false",
+        "dataset_tb": "5",
+    },
+    "budget": {"capex_available": "false"},
+}
+
+# One out-of-range value per step that has numbers, and a bad choice for the others.
+BAD_VALUES = [
+    ("workload", "stage", "space_agency"),
+    ("utilization", "utilization_pct", "120"),
+    ("utilization", "utilization_pct", "-1"),
+    ("utilization", "gpus", "0"),
+    ("utilization", "gpus", "eight"),
+    ("utilization", "horizon_years", "11"),
+    ("ops", "ops_fte", "-2"),
+    ("ops", "ops_hardware", "maybe"),
+    ("data", "dataset_tb", "-5"),
+    ("data", "residency", "sometimes"),
+    ("budget", "capex_available", ""),
+    ("budget", "cost_server_price", "-10"),
+    ("budget", "cost_spot_share", "1.5"),
+]
+
+
+def step_url(token, slug):
+    return reverse("decider-step", args=[token, slug])
+
+
+def test_it_starts_an_assessment_from_a_preset(client, rules):
+    response = client.post(reverse("decider-home"), {"preset": "startup"})
+    assessment = Assessment.objects.get()
+    assert assessment.answers["stage"] == "startup"
+    assert response.status_code == 302
+    assert response.url.endswith("/step/workload/")
+
+
+def test_it_starts_blank_when_asked(client, rules):
+    client.post(reverse("decider-home"), {"preset": ""})
+    assert Assessment.objects.get().answers == {}
+
+
+def test_the_link_token_is_not_stored_in_clear(client, rules):
+    response = client.post(reverse("decider-home"), {"preset": "growth"})
+    token = response.url.split("/")[2]
+    assessment = Assessment.objects.get()
+    assert token not in (assessment.edit_hash, assessment.view_hash)
+    assert Assessment.objects.by_token(token, kind="edit") == assessment
+
+
+def test_an_unknown_link_is_404(client, rules):
+    assert client.get(step_url("not-a-real-token", "workload")).status_code == 404
+
+
+def test_an_unknown_step_is_404(client, rules):
+    _assessment, token, _view = make_assessment()
+    assert client.get(step_url(token, "nope")).status_code == 404
+
+
+def test_each_step_shows_its_saved_answers(client, rules):
+    _assessment, token, _view = make_assessment(answers=make_answers("startup"))
+    page = client.get(step_url(token, "utilization")).content.decode()
+    assert 'value="25.0"' in page
+    assert 'name="gpus" value="8"' in page
+
+
+def test_walking_every_step_without_js_saves_and_reaches_the_result(client, rules):
+    assessment, token, _view = make_assessment(answers={})
+    for index, step in enumerate(STEPS):
+        response = client.post(step_url(token, step.slug), STEP_POSTS[step.slug] | {"next": "1"})
+        assert response.status_code == 302, response.content.decode()[:2000]
+        if index + 1 < len(STEPS):
+            assert response.url == step_url(token, STEPS[index + 1].slug)
+    assert response.url == reverse("decider-result", args=[token])
+    assessment.refresh_from_db()
+    assert assessment.answers["gpus"] == 8
+    assert assessment.answers["direction_settled"] is False
+    page = client.get(response.url).content.decode()
+    assert "Cloud GPU platform" in page
+
+
+@pytest.mark.parametrize(("slug", "field", "value"), BAD_VALUES)
+def test_each_step_rejects_bad_values_next_to_the_field(client, rules, slug, field, value):
+    assessment, token, _view = make_assessment(answers=make_answers("growth"))
+    before = dict(assessment.answers)
+    data = STEP_POSTS[slug] | {field: value, "next": "1"}
+    response = client.post(step_url(token, slug), data)
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert f'id="field-{field}"' in page
+    field_html = page.split(f'id="field-{field}"')[1].split('class="field')[0]
+    assert 'class="error"' in field_html
+    assessment.refresh_from_db()
+    if field in before:
+        assert assessment.answers[field] == before[field]
+
+
+def test_a_bad_value_keeps_the_other_answers_typed_on_the_page(client, rules):
+    _assessment, token, _view = make_assessment(answers={})
+    data = STEP_POSTS["utilization"] | {"gpus": "0", "utilization_pct": "42", "next": "1"}
+    page = client.post(step_url(token, "utilization"), data).content.decode()
+    assert 'value="42"' in page
+
+
+def test_back_saves_valid_answers_and_goes_to_the_previous_step(client, rules):
+    assessment, token, _view = make_assessment(answers=make_answers("growth"))
+    data = STEP_POSTS["utilization"] | {"gpus": "0", "utilization_pct": "42", "back": "1"}
+    response = client.post(step_url(token, "utilization"), data)
+    assert response.url == step_url(token, "workload")
+    assessment.refresh_from_db()
+    assert assessment.answers["utilization_pct"] == 42
+    assert assessment.answers["gpus"] == 64  # the invalid 0 did not overwrite it
+
+
+def test_htmx_swaps_the_next_step_in_place_and_updates_progress(client, rules):
+    _assessment, token, _view = make_assessment(answers=make_answers("growth"))
+    response = client.post(
+        step_url(token, "workload"), STEP_POSTS["workload"] | {"next": "1"}, HTTP_HX_REQUEST="true"
+    )
+    assert response.status_code == 200
+    assert response["HX-Push-Url"] == step_url(token, "utilization")
+    page = response.content.decode()
+    assert "<html" not in page
+    assert 'id="wizard"' in page
+    assert 'name="utilization_pct"' in page
+    assert 'hx-swap-oob="true"' in page
+
+
+def test_htmx_errors_come_back_with_200_and_the_field_message(client, rules):
+    _assessment, token, _view = make_assessment(answers=make_answers("growth"))
+    response = client.post(
+        step_url(token, "utilization"),
+        STEP_POSTS["utilization"] | {"gpus": "0", "next": "1"},
+        HTTP_HX_REQUEST="true",
+    )
+    assert response.status_code == 200
+    assert "greater than or equal to 1" in response.content.decode()
+
+
+def test_htmx_last_step_redirects_the_whole_page_to_the_result(client, rules):
+    _assessment, token, _view = make_assessment(answers=make_answers("growth"))
+    response = client.post(
+        step_url(token, "budget"), STEP_POSTS["budget"] | {"next": "1"}, HTTP_HX_REQUEST="true"
+    )
+    assert response["HX-Redirect"] == reverse("decider-result", args=[token])
+
+
+def test_the_budget_step_prefills_the_figures_for_the_gpu_model(client, rules):
+    _assessment, token, _view = make_assessment(answers=make_answers("growth", gpu_model="b200"))
+    page = client.get(step_url(token, "budget")).content.decode()
+    assert 'name="cost_server_price" value="515000' in page
+
+
+def test_changed_figures_are_kept_as_overrides_and_used(client, rules):
+    assessment, token, _view = make_assessment(answers=make_answers("growth"))
+    client.post(
+        step_url(token, "budget"),
+        {"capex_available": "true", "cost_server_price": "250000", "next": "1"},
+    )
+    assessment.refresh_from_db()
+    assert assessment.answers["costs"] == {"server_price": 250000.0}
+    page = client.get(reverse("decider-result", args=[token])).content.decode()
+    assert "set for this assessment" in page
+
+
+def test_the_result_sends_an_incomplete_assessment_to_its_first_missing_step(client, rules):
+    answers = make_answers("growth")
+    del answers["dataset_tb"]
+    _assessment, token, _view = make_assessment(answers=answers)
+    response = client.get(reverse("decider-result", args=[token]))
+    assert response.url == step_url(token, "data")
