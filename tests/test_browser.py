@@ -1,0 +1,120 @@
+"""End-to-end journeys in Debian's real Chromium, driven by Playwright."""
+
+import re
+
+import pytest
+from playwright.sync_api import expect, sync_playwright
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+@pytest.fixture(scope="session")
+def browser():
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield browser
+        browser.close()
+
+
+def new_page(browser, *, locale="en-US", javascript=True):
+    context = browser.new_context(
+        locale=locale, java_script_enabled=javascript, viewport={"width": 1200, "height": 900}
+    )
+    page = context.new_page()
+    page.errors = []
+    page.on("pageerror", lambda error: page.errors.append(str(error)))
+    return page
+
+
+def walk_the_wizard(page, live_server):
+    """A new user: pick a profile, step through, go back once, change an answer."""
+    page.goto(live_server.url)
+    page.get_by_label("Startup or exploration phase").check()
+    page.get_by_role("button", name="Start the assessment").click()
+    expect(page.get_by_role("heading", name="Workload and stage")).to_be_visible()
+
+    page.get_by_role("button", name="Next").click()
+    expect(page.get_by_role("heading", name="Utilization and scale")).to_be_visible()
+    expect(page).to_have_url(re.compile(r"/step/utilization/$"))
+    page.get_by_label("GPUs needed at peak").fill("16")
+    page.get_by_role("button", name="Next").click()
+    expect(page.get_by_role("heading", name="Operations capability")).to_be_visible()
+
+    # Back one step: the answer given there is still filled in; change another.
+    page.get_by_role("button", name="Back").click()
+    expect(page.get_by_role("heading", name="Utilization and scale")).to_be_visible()
+    expect(page.get_by_label("GPUs needed at peak")).to_have_value("16")
+    page.get_by_label("Expected average GPU utilization (%)").fill("85")
+    page.get_by_role("button", name="Next").click()
+
+    expect(page.get_by_role("heading", name="Operations capability")).to_be_visible()
+    page.get_by_role("button", name="Next").click()
+    expect(page.get_by_role("heading", name="Data and compliance")).to_be_visible()
+    page.get_by_role("button", name="Next").click()
+    expect(page.get_by_role("heading", name="Budget")).to_be_visible()
+    page.get_by_role("button", name="See the recommendation").click()
+
+    expect(page.locator("#recommendation")).to_be_visible()
+    answers = page.locator("#answers")
+    expect(answers).to_contain_text("16")
+    expect(answers).to_contain_text("85")
+
+
+def test_a_new_user_walks_the_wizard_and_gets_a_recommendation(browser, live_server, rules):
+    page = new_page(browser)
+    walk_the_wizard(page, live_server)
+    expect(page.locator("#recommendation")).to_have_text("Cloud GPU platform")
+    assert page.errors == []
+
+
+def test_the_same_journey_works_with_javascript_disabled(browser, live_server, rules):
+    page = new_page(browser, javascript=False)
+    walk_the_wizard(page, live_server)
+    expect(page.locator("#recommendation")).to_have_text("Cloud GPU platform")
+
+
+def test_a_bad_value_shows_its_message_next_to_the_field(browser, live_server, rules):
+    page = new_page(browser)
+    page.goto(live_server.url)
+    page.get_by_role("button", name="Start the assessment").click()
+    page.get_by_role("button", name="Next").click()
+    page.get_by_label("GPUs needed at peak").fill("0")
+    page.get_by_role("button", name="Next").click()
+    field = page.locator("#field-gpus")
+    expect(field.locator(".error")).to_contain_text("greater than or equal to 1")
+    expect(page.get_by_role("heading", name="Utilization and scale")).to_be_visible()
+    assert page.errors == []
+
+
+def test_every_chart_is_drawn(browser, live_server, rules):
+    page = new_page(browser)
+    page.goto(live_server.url)
+    page.get_by_label("Growing company with mixed workloads").check()
+    page.get_by_role("button", name="Start the assessment").click()
+    page.goto(page.url.replace("/step/workload/", "/"))
+    plots = page.locator(".plot")
+    expect(plots).to_have_count(4)
+    for index in range(4):
+        plot = plots.nth(index)
+        expect(plot).to_have_attribute("data-drawn", "true")
+        expect(plot.locator("svg.main-svg").first).to_be_visible()
+    assert page.errors == []
+
+
+def test_a_chinese_browser_gets_the_chinese_interface(browser, live_server, rules):
+    page = new_page(browser, locale="zh-CN")
+    page.goto(live_server.url)
+    expect(page.locator("html")).to_have_attribute("lang", "zh-Hans")
+    expect(page.get_by_role("button", name="开始评估")).to_be_visible()
+    page.get_by_role("button", name="English").click()
+    expect(page.get_by_role("button", name="Start the assessment")).to_be_visible()
