@@ -264,7 +264,8 @@ def test_it_adds_maintenance_on_all_hardware():
         "onprem", maintenance_rate=0.1, network_per_node=25_000, storage_capex_per_tb=150
     )
     hardware = 2 * (300_000 + 25_000) + 50 * 150
-    assert delta == pytest.approx(hardware + 0.1 * hardware / 12 * 36)
+    added_hardware = 2 * 25_000 + 50 * 150  # servers are in the base already
+    assert delta == pytest.approx(added_hardware + 0.1 * hardware / 12 * 36)
 
 
 def test_it_adds_onprem_staff():
@@ -300,7 +301,8 @@ def test_it_bridges_the_lead_time_on_cloud_and_starts_running_costs_after_it():
     power_month = 2 * 10 * 1.0 * 1.0 * H * 0.1  # idle_share 1: full power whatever the load
     delta = line_delta("onprem", lead_time_months=3, node_kw=10, idle_share=1, pue=1, kwh_price=0.1)
     bridge = 12 * H * 0.5 * 3.0 * 3
-    assert delta == pytest.approx(bridge + power_month * (36 - 3) - power_month * 36)
+    # The base has no power line: after the bridge, 33 months of power are added.
+    assert delta == pytest.approx(bridge + power_month * (36 - 3))
 
 
 def test_it_blends_spot_hours_into_the_cloud_rate():
@@ -361,8 +363,8 @@ def test_it_prices_the_migration_apart_from_the_totals():
 
 def test_it_sorts_sensitivity_by_size_and_skips_zero_assumptions():
     costs = make_costs(make_answers(horizon_months=36))
-    assert [row["name"] for row in costs["sensitivity"]] == ["gpu_hour_on_demand", "server_price"]
-    gpu, server = costs["sensitivity"]
+    assert [row["name"] for row in costs["sensitivity"]] == ["server_price", "gpu_hour_on_demand"]
+    server, gpu = costs["sensitivity"]
     cloud = 12 * H * 0.5 * 3.0 * 36
     # The difference is on-prem minus cloud: dearer cloud hours shrink it.
     assert gpu["low"] == pytest.approx(0.2 * cloud) and gpu["high"] == pytest.approx(-0.2 * cloud)
@@ -448,7 +450,8 @@ def test_it_considers_hybrid_only_when_it_is_distinct():
 
 
 def test_it_reports_the_runner_up_and_the_gap():
-    costs = make_costs(make_answers(horizon_months=60))
+    # Reserved hours dearer than on demand, so cloud means on demand here.
+    costs = make_costs(make_answers(horizon_months=60, gpus=16), gpu_hour_reserved_3y=4.0)
     onprem, cloud = costs["totals"]["onprem"], costs["totals"]["cloud_on_demand"]
     assert (costs["cheapest"], costs["runner_up"]) == ("onprem", "cloud")
     assert costs["cheapest_gap_pct"] == pytest.approx((cloud - onprem) / cloud * 100, abs=0.01)
