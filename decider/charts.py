@@ -82,7 +82,8 @@ def _figure(
             title={"text": title},
             xaxis={"title": {"text": x_title}, **layout.pop("xaxis", {})},
             yaxis={"title": {"text": y_title}, **layout.pop("yaxis", {})},
-            legend={"orientation": "h", "y": -0.2},
+            # Below the x-axis title, so the two never overlap.
+            legend={"orientation": "h", "y": -0.28, "yanchor": "top"},
             **layout,
         ),
     )

@@ -175,7 +175,7 @@ class Assumption(models.Model):
         help_text=_("Empty: applies to every GPU model unless a model-specific row exists."),
     )
     value = models.FloatField(_("value"), validators=[MinValueValidator(0)])
-    unit = models.CharField(_("unit"), max_length=60)
+    unit = models.CharField(_("unit"), max_length=200)
     source = models.TextField(_("source"))
     as_of = models.DateField(_("checked on"))
 
