@@ -17,6 +17,7 @@ class Evaluation:
     result: scoring.Result
     costs: dict[str, Any]
     assumptions: dict[str, costs.Assumption]
+    derived: dict[str, Any]
 
 
 def cost_answers(answers: Mapping[str, Any]) -> costs.CostAnswers:
@@ -50,9 +51,9 @@ def answers_evaluate(
     figures = costs.costs_compute(
         answers=cost_answers(answers), assumptions=used, currency=currency
     )
-    derived = {**answers, "cost_verdict": costs.cost_verdict(figures)}
-    result = scoring.answers_score(answers=derived, rulebook=rulebook)
-    return Evaluation(result=result, costs=figures, assumptions=used)
+    derived = {"cost_verdict": costs.cost_verdict(figures)}
+    result = scoring.answers_score(answers={**answers, **derived}, rulebook=rulebook)
+    return Evaluation(result=result, costs=figures, assumptions=used, derived=derived)
 
 
 def assumptions_as_dict(assumptions: Mapping[str, costs.Assumption]) -> dict[str, dict[str, Any]]:

@@ -209,6 +209,31 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
+def new_token() -> str:
+    """192 random bits, URL-safe (32 characters)."""
+    return secrets.token_urlsafe(24)
+
+
+def _pad(edit_token: str, length: int) -> bytes:
+    return hmac.new(edit_token.encode(), b"decider-view-link", hashlib.sha256).digest()[:length]
+
+
+def view_token_seal(view_token: str, *, edit_token: str) -> str:
+    """The view token encrypted with a key only edit-link holders have.
+
+    Edit-link holders must be able to see (and copy) the view link again, but
+    the database keeps no working link: without the edit token the sealed
+    value is a one-time-pad ciphertext.
+    """
+    raw = view_token.encode()
+    return bytes(a ^ b for a, b in zip(raw, _pad(edit_token, len(raw)), strict=True)).hex()
+
+
+def view_token_unseal(sealed: str, *, edit_token: str) -> str:
+    raw = bytes.fromhex(sealed)
+    return bytes(a ^ b for a, b in zip(raw, _pad(edit_token, len(raw)), strict=True)).decode()
+
+
 class AssessmentQuerySet(models.QuerySet):
     def by_token(self, token: str, *, kind: str) -> Assessment | None:
         """The assessment whose edit (or view) link is `token`, or None."""
@@ -228,7 +253,9 @@ class Assessment(models.Model):
     """
 
     edit_hash = models.CharField(max_length=64, unique=True)
-    view_hash = models.CharField(max_length=64, unique=True)
+    # Null when the view link has been revoked and not replaced.
+    view_hash = models.CharField(max_length=64, unique=True, null=True, blank=True)
+    view_sealed = models.CharField(max_length=64, blank=True)
     name = models.CharField(_("name"), max_length=120, blank=True)
     answers = models.JSONField(_("answers"), default=dict, blank=True)
     result = models.JSONField(_("result"), null=True, blank=True)
@@ -252,11 +279,38 @@ class Assessment(models.Model):
 
     @classmethod
     def create_with_links(cls, **fields: Any) -> tuple[Assessment, str, str]:
-        edit_token, view_token = secrets.token_urlsafe(24), secrets.token_urlsafe(24)
+        edit_token, view_token = new_token(), new_token()
         assessment = cls.objects.create(
-            edit_hash=token_hash(edit_token), view_hash=token_hash(view_token), **fields
+            edit_hash=token_hash(edit_token),
+            view_hash=token_hash(view_token),
+            view_sealed=view_token_seal(view_token, edit_token=edit_token),
+            **fields,
         )
         return assessment, edit_token, view_token
 
+    def view_token(self, *, edit_token: str) -> str | None:
+        """The current view link's token, recovered with the edit token."""
+        if not self.view_hash or not self.view_sealed:
+            return None
+        token = view_token_unseal(self.view_sealed, edit_token=edit_token)
+        return token if hmac.compare_digest(token_hash(token), self.view_hash) else None
+
+    @property
+    def recommendation(self) -> str | None:
+        return (self.result or {}).get("scoring", {}).get("recommendation")
+
     def scoring_result(self) -> scoring.Result | None:
         return scoring.result_from_dict(self.result["scoring"]) if self.result else None
+
+
+class ReportPdf(models.Model):
+    """A rendered PDF report, cached per assessment version, language, currency and paper."""
+
+    assessment = models.ForeignKey(Assessment, on_delete=models.CASCADE, related_name="pdfs")
+    key = models.CharField(max_length=64, unique=True)
+    pdf = models.BinaryField()
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        verbose_name = _("PDF report")
+        verbose_name_plural = _("PDF reports")

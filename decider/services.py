@@ -51,6 +51,8 @@ def assessment_score(assessment: Assessment) -> None:
     assessment.result = {
         "scoring": scoring.result_as_dict(evaluation.result),
         "assumptions": assumptions_as_dict(evaluation.assumptions),
+        # Answers the app derived, so a draft rule set can re-score without the cost model.
+        "derived": evaluation.derived,
     }
     assessment.scored_at = timezone.now()
     assessment.save(update_fields=["ruleset", "result", "scored_at", "updated_at"])
