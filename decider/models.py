@@ -10,6 +10,7 @@ from django.db import models
 from django.utils import timezone
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
+from simple_history.models import HistoricalRecords
 
 from decider import costs, scoring
 from decider.answers import QUESTIONS
@@ -41,6 +42,8 @@ class RuleSet(models.Model):
     created_at = models.DateTimeField(_("created"), default=timezone.now)
     published_at = models.DateTimeField(_("published at"), null=True, blank=True)
 
+    history = HistoricalRecords(verbose_name=_("historical rule set"))
+
     class Meta:
         ordering = ["-version"]
         verbose_name = _("rule set")
@@ -52,6 +55,11 @@ class RuleSet(models.Model):
     @classmethod
     def current(cls) -> RuleSet | None:
         return cls.objects.filter(is_published=True).order_by("-version").first()
+
+    @classmethod
+    def next_version(cls) -> int:
+        latest = cls.objects.order_by("-version").values_list("version", flat=True).first()
+        return (latest or 0) + 1
 
     def rulebook(self) -> scoring.RuleBook:
         rules = []
@@ -88,6 +96,8 @@ class Criterion(models.Model):
     weight = models.FloatField(_("weight"), default=1.0, validators=[MinValueValidator(0)])
     order = models.PositiveIntegerField(_("order"), default=0)
 
+    history = HistoricalRecords(verbose_name=_("historical criterion"))
+
     class Meta:
         ordering = ["ruleset", "order", "id"]
         constraints = [
@@ -119,8 +129,11 @@ class Option(models.Model):
     reason_en = models.TextField(_("reason (English)"))
     reason_zh = models.TextField(_("reason (Chinese)"))
 
+    history = HistoricalRecords(verbose_name=_("historical answer option"))
+
     class Meta:
-        ordering = ["criterion", "lower", "id"]
+        # NULL (an open lower end) sorts first on every database, so exports match.
+        ordering = ["criterion", models.F("lower").asc(nulls_first=True), "id"]
         verbose_name = _("answer option")
         verbose_name_plural = _("answer options")
 
@@ -156,6 +169,8 @@ class Constraint(models.Model):
     reason_en = models.TextField(_("reason (English)"))
     reason_zh = models.TextField(_("reason (Chinese)"))
 
+    history = HistoricalRecords(verbose_name=_("historical constraint"))
+
     class Meta:
         verbose_name = _("constraint")
         verbose_name_plural = _("constraints")
@@ -178,6 +193,8 @@ class Assumption(models.Model):
     unit = models.CharField(_("unit"), max_length=200)
     source = models.TextField(_("source"))
     as_of = models.DateField(_("checked on"))
+
+    history = HistoricalRecords(verbose_name=_("historical cost assumption"))
 
     class Meta:
         ordering = ["name", "gpu_model"]
