@@ -25,7 +25,7 @@ browser:
 run: setup
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py load_defaults
-	@echo "Admin: create an account with '$(BIN)/python manage.py createsuperuser' (or set DJANGO_SUPERUSER_USERNAME/PASSWORD/EMAIL and run 'make admin')."
+	$(BIN)/python manage.py ensure_admin
 	$(BIN)/python manage.py runserver $(PORT)
 
 admin: setup

@@ -1,0 +1,40 @@
+"""Import a rule set document as a new version: `manage.py ruleset_import v2.json [--publish]`."""
+
+import sys
+from pathlib import Path
+
+from django.core.management.base import BaseCommand
+
+from decider.rulesets import RuleSetProblems, documents_parse, rulesets_import
+
+
+class Command(BaseCommand):
+    help = (
+        "Import a rule set JSON document (or a list of them) as new versions; drafts unless "
+        "--publish. A document that breaks any rule is refused whole, one line per problem."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("file", help="rule set document (JSON); '-' reads standard input")
+        parser.add_argument(
+            "--publish", action="store_true", help="publish at once (default: import as a draft)"
+        )
+
+    def handle(self, *args, **options):
+        try:
+            text = (
+                sys.stdin.read()
+                if options["file"] == "-"
+                else Path(options["file"]).read_text(encoding="utf-8")
+            )
+            rulesets = rulesets_import(documents_parse(text), publish=options["publish"])
+        except OSError as error:
+            self.stderr.write(f"{options['file']}: {error.strerror}")
+            raise SystemExit(2) from None
+        except RuleSetProblems as error:
+            for problem in error.problems:
+                self.stderr.write(str(problem))
+            raise SystemExit(2) from None
+        for ruleset in rulesets:
+            state = "published" if ruleset.is_published else "draft"
+            self.stdout.write(f"Imported {ruleset} as v{ruleset.version} ({state}).")
