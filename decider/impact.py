@@ -1,0 +1,196 @@
+"""Impact preview: what a draft rule book would do to every saved assessment.
+
+The pure part re-scores many answer sets at once with numpy and gives the same
+recommendation as `scoring.answers_score` row by row: the same float
+operations in the same order, Python's own `round` for the 1-decimal scores,
+and the same tie-break (higher score, then OUTCOMES order). The ORM part at the
+bottom only fetches rows for it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+
+from decider import scoring
+
+EXAMPLES = 5
+_MISSING = object()
+_NO_BAND = -1
+
+
+@dataclass(frozen=True)
+class Transition:
+    from_outcome: str | None
+    to_outcome: str | None
+    count: int
+    example_ids: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Impact:
+    """Recommendations that a rule book would change, against the saved results.
+
+    `total` counts the compared assessments (changed + unchanged); `skipped`
+    were never scored, so there is nothing to compare. `stale` were scored
+    before results kept their derived answers: they are compared without a
+    cost verdict, so part of their change may come from that and not the draft.
+    """
+
+    total: int
+    changed: int
+    unchanged: int
+    transitions: tuple[Transition, ...]
+    skipped: int = 0
+    stale: int = 0
+
+
+def _band_index(rule: scoring.Rule, answer: Any) -> int:
+    if answer is _MISSING:
+        return _NO_BAND
+    return next((i for i, band in enumerate(rule.bands) if band.matches(answer)), _NO_BAND)
+
+
+def _memoized(fn, column: Sequence[Any], dtype) -> np.ndarray:
+    """fn(answer) for every answer, computed once per distinct answer.
+
+    Keyed on the type as well: True, 1 and 1.0 are equal in a dict but not to a rule.
+    """
+    memo: dict[tuple[type, Any], Any] = {}
+
+    def cached(answer: Any) -> Any:
+        key = (answer.__class__, answer)
+        try:
+            return memo[key]
+        except KeyError:
+            memo[key] = found = fn(answer)
+            return found
+        except TypeError:  # an unhashable answer (a list): rare, not worth caching
+            return fn(answer)
+
+    return np.fromiter(map(cached, column), dtype=dtype, count=len(column))
+
+
+def _round_1(values: np.ndarray) -> np.ndarray:
+    """Python's round(v, 1) (correctly rounded, half to even), not numpy's approximation."""
+    distinct, inverse = np.unique(values, return_inverse=True)
+    rounded = np.array([round(v, 1) for v in distinct.tolist()], dtype=np.float64)
+    return rounded[inverse].reshape(values.shape)
+
+
+def recommendations_batch(
+    *, answers_rows: Sequence[Mapping[str, Any]], rulebook: scoring.RuleBook
+) -> list[str | None]:
+    """`answers_score(...).recommendation` for every row, computed column by column."""
+    n = len(answers_rows)
+    if n == 0:
+        return []
+    columns: dict[str, list[Any]] = {}
+
+    def column(question: str) -> list[Any]:
+        if question not in columns:
+            columns[question] = [row.get(question, _MISSING) for row in answers_rows]
+        return columns[question]
+
+    # Per rule: which band each row falls in, and that band's scores (a zero row for none).
+    picked: list[tuple[float, np.ndarray]] = []
+    total = np.zeros(n)
+    for rule in rulebook.rules:
+        bands = _memoized(lambda a, rule=rule: _band_index(rule, a), column(rule.question), np.intp)
+        table = np.zeros((len(rule.bands) + 1, len(scoring.OUTCOMES)), dtype=np.float64)
+        for i, band in enumerate(rule.bands):
+            table[i] = [band.scores.get(o, 0) for o in scoring.OUTCOMES]
+        hit = bands != _NO_BAND
+        # Same order as sum(rule.weight for hits): adding 0.0 for a miss changes nothing.
+        total += np.where(hit, float(rule.weight), 0.0)
+        picked.append((rule.weight, table[bands]))  # index -1 is the zero row
+
+    scores = np.full((n, len(scoring.OUTCOMES)), scoring.NEUTRAL)
+    scored = total > 0
+    divisor = np.where(scored, total, 1.0)[:, None]
+    for weight, band_scores in picked:
+        # answers_score: weight * score / total_weight * 100 / _SPAN, left to right.
+        scores += weight * band_scores / divisor * 100 / scoring._SPAN
+    scores = np.where(scored[:, None], scores, scoring.NEUTRAL)
+    scores = _round_1(scores)
+
+    excluded = np.zeros((n, len(scoring.OUTCOMES)), dtype=bool)
+    for constraint in rulebook.constraints:
+        if not constraint.excludes or constraint.outcome not in scoring.OUTCOMES:
+            continue
+        values = [row.get(constraint.question) for row in answers_rows]
+        hits = _memoized(lambda a, c=constraint: scoring.answer_token(a) == c.value, values, bool)
+        excluded[:, scoring.OUTCOMES.index(constraint.outcome)] |= hits
+
+    # argmax takes the first of equal maxima: OUTCOMES order breaks ties.
+    best = np.argmax(np.where(excluded, -np.inf, scores), axis=1)
+    nothing_left = excluded.all(axis=1)
+    return [
+        None if none else scoring.OUTCOMES[index]
+        for index, none in zip(best.tolist(), nothing_left.tolist(), strict=True)
+    ]
+
+
+def _outcome_order(outcome: str | None) -> int:
+    return scoring.OUTCOMES.index(outcome) if outcome in scoring.OUTCOMES else len(scoring.OUTCOMES)
+
+
+def impact_compute(
+    *, rows: Iterable[tuple[int, Mapping[str, Any], str | None]], rulebook: scoring.RuleBook
+) -> Impact:
+    """rows: (assessment id, answers with the derived answers merged in, saved recommendation)."""
+    rows = list(rows)
+    new = recommendations_batch(answers_rows=[answers for _, answers, _ in rows], rulebook=rulebook)
+    counts: dict[tuple[str | None, str | None], int] = {}
+    examples: dict[tuple[str | None, str | None], list[int]] = {}
+    for (assessment_id, _answers, old), now in zip(rows, new, strict=True):
+        if old == now:
+            continue
+        pair = (old, now)
+        counts[pair] = counts.get(pair, 0) + 1
+        found = examples.setdefault(pair, [])
+        if len(found) < EXAMPLES:
+            found.append(assessment_id)
+    transitions = tuple(
+        Transition(old, now, count, tuple(examples[(old, now)]))
+        for (old, now), count in sorted(
+            counts.items(),
+            key=lambda item: (-item[1], _outcome_order(item[0][0]), _outcome_order(item[0][1])),
+        )
+    )
+    changed = sum(counts.values())
+    return Impact(
+        total=len(rows), changed=changed, unchanged=len(rows) - changed, transitions=transitions
+    )
+
+
+# --- ORM side ---------------------------------------------------------------
+
+CHUNK = 2000
+
+
+def ruleset_impact(ruleset) -> Impact:
+    """Re-score every saved result with `ruleset` (typically a draft) and compare.
+
+    Only the saved recommendation and derived answers are read out of each
+    result: the full snapshot carries every contribution's reasons in two
+    languages (tens of kB), and decoding it would cost more than the scoring.
+    """
+    from decider.models import Assessment
+
+    scored = Assessment.objects.filter(result__isnull=False).order_by("id")
+    rows = []
+    stale = 0
+    for assessment_id, answers, old, derived in scored.values_list(
+        "id", "answers", "result__scoring__recommendation", "result__derived"
+    ).iterator(chunk_size=CHUNK):
+        if not isinstance(derived, dict):
+            stale += 1
+            derived = {}
+        rows.append((assessment_id, {**answers, **derived}, old))
+    impact = impact_compute(rows=rows, rulebook=ruleset.rulebook())
+    skipped = Assessment.objects.filter(result__isnull=True).count()
+    return replace(impact, skipped=skipped, stale=stale)
