@@ -1,31 +1,358 @@
-from django.contrib import admin
+"""Admin for the rules and figures.
+
+Published rule sets are read-only: an admin makes a draft from a version, edits it,
+previews what it would change and publishes it. Every save runs the checks of
+`decider.rulesets` on what was typed, so a bad edit is refused with the message on
+its field, inside the admin's transaction (nothing half-saved).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from django import forms
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import transaction
+from django.db.models import Count, QuerySet
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import get_object_or_404
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
+from simple_history.admin import SimpleHistoryAdmin
 
-from decider.models import Assessment, Assumption, Constraint, Criterion, Option, RuleSet
+from decider import scoring
+from decider.models import (
+    OUTCOME_CHOICES,
+    Assessment,
+    Assumption,
+    Constraint,
+    Criterion,
+    Option,
+    RuleSet,
+)
+from decider.rulesets import (
+    Problem,
+    RuleSetProblems,
+    RuleSetPublished,
+    bands_problems,
+    constraint_problems,
+    documents_parse,
+    option_problems,
+    ruleset_draft,
+    ruleset_export,
+    ruleset_problems,
+    ruleset_publish,
+    rulesets_import,
+    text_problems,
+    weight_problems,
+    weights_problems,
+)
+
+READ_ONLY_NOTE = _("Published versions are read-only: make a draft from this version to change it.")
+OUTCOME_NAMES = dict(OUTCOME_CHOICES)
 
 
-class CriterionInline(admin.TabularInline):
+def _add_problems(form: forms.BaseForm, problems: Iterable[Problem]) -> None:
+    """Each problem on its field; on the form when the field is not in it.
+
+    A field that already failed its own validation keeps only that message.
+    """
+    for problem in problems:
+        field = problem.field if problem.field in form.fields else None
+        if field is not None and field in form.errors:
+            continue
+        form.add_error(field, problem.message)
+
+
+def _text(data: dict[str, Any], stem: str) -> dict[str, Any]:
+    return {"en": data.get(f"{stem}_en"), "zh": data.get(f"{stem}_zh")}
+
+
+def _option_data(data: dict[str, Any]) -> dict[str, Any]:
+    """A form's cleaned data in the shape of an option in a rule set document."""
+    return {
+        "value": data.get("value") or "",
+        "lower": data.get("lower"),
+        "upper": data.get("upper"),
+        "label": _text(data, "label"),
+        "scores": {outcome: data.get(f"score_{outcome}") for outcome in scoring.OUTCOMES},
+        "reason": _text(data, "reason"),
+    }
+
+
+def _ruleset_of(obj: Any) -> RuleSet | None:
+    if isinstance(obj, RuleSet):
+        return obj
+    if isinstance(obj, Criterion | Constraint):
+        return obj.ruleset
+    if isinstance(obj, Option):
+        return obj.criterion.ruleset
+    return None
+
+
+def _is_published(obj: Any) -> bool:
+    ruleset = _ruleset_of(obj)
+    return ruleset is not None and ruleset.is_published
+
+
+def _forms_kept(formset: forms.BaseFormSet) -> list[forms.BaseForm]:
+    """The forms that will be saved: not deleted, not an untouched extra form."""
+    return [
+        form
+        for form in formset.forms
+        if form.cleaned_data and not (formset.can_delete and formset._should_delete_form(form))
+    ]
+
+
+class PublishedReadOnly:
+    """Rows of a published rule set can be viewed, never changed or deleted.
+
+    Bulk deletion is off: it would skip the per-object check.
+    """
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return not _is_published(obj) and super().has_change_permission(request, obj)
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return not _is_published(obj) and super().has_delete_permission(request, obj)
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        # Inlines get the parent as obj; model admins get no obj.
+        if obj is not None and _is_published(obj):
+            return False
+        if obj is None:
+            return super().has_add_permission(request)
+        return super().has_add_permission(request, obj)
+
+
+class HistoryAdmin(SimpleHistoryAdmin):
+    """History to read, not to revert: reverting would skip the rule set checks."""
+
+    def revert_disabled(self, request: HttpRequest, obj: Any = None) -> bool:
+        return True
+
+    def history_form_view(self, request, object_id, version_id, extra_context=None):
+        if request.method == "POST":
+            raise PermissionDenied
+        return super().history_form_view(request, object_id, version_id, extra_context)
+
+    def get_actions(self, request: HttpRequest) -> dict:
+        actions = super().get_actions(request)
+        actions.pop("delete_selected", None)
+        return actions
+
+
+# --- forms ---------------------------------------------------------------------
+
+
+class OptionForm(forms.ModelForm):
+    class Meta:
+        model = Option
+        fields = [
+            "value",
+            "lower",
+            "upper",
+            "label_en",
+            "label_zh",
+            "score_onprem",
+            "score_cloud",
+            "score_hybrid",
+            "reason_en",
+            "reason_zh",
+        ]
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        _add_problems(self, option_problems(_option_data(data)))
+        return data
+
+
+class OptionFormSet(forms.BaseInlineFormSet):
+    """The options of one criterion together: bands cover the range, one option per answer."""
+
+    def clean(self) -> None:
+        super().clean()
+        if any(form.errors for form in self.forms):
+            return
+        kept = _forms_kept(self)
+        question = self.instance.question
+        if not question:
+            return
+        problems = bands_problems(question, [_option_data(f.cleaned_data) for f in kept])
+        general = []
+        for problem in problems:
+            if problem.option is None:
+                general.append(problem.message)
+            else:
+                _add_problems(kept[problem.option], [problem])
+        if general:
+            raise ValidationError(general)
+
+
+class CriterionForm(forms.ModelForm):
+    # Off in the rule set's inline, whose formset checks all weights together.
+    check_other_weights = True
+
+    class Meta:
+        model = Criterion
+        fields = ["ruleset", "order", "key", "question", "label_en", "label_zh", "weight"]
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        problems = weight_problems(data.get("weight"))
+        problems += text_problems({"label": _text(data, "label")}, "label")
+        ruleset = data.get("ruleset") or getattr(self.instance, "ruleset", None)
+        if self.check_other_weights and ruleset is not None and not problems:
+            others = Criterion.objects.filter(ruleset=ruleset).exclude(pk=self.instance.pk)
+            weights = [*others.values_list("weight", flat=True), data.get("weight")]
+            problems += weights_problems(weights)
+        _add_problems(self, problems)
+        return data
+
+
+class CriterionInlineForm(CriterionForm):
+    check_other_weights = False
+
+
+class CriterionInlineFormSet(forms.BaseInlineFormSet):
+    def clean(self) -> None:
+        super().clean()
+        if any(form.errors for form in self.forms):
+            return
+        kept = _forms_kept(self)
+        if not kept:
+            raise ValidationError(gettext("A rule set needs at least one criterion."))
+        problems = weights_problems(f.cleaned_data.get("weight") for f in kept)
+        if problems:
+            for form in kept:
+                _add_problems(form, problems)
+            raise ValidationError([p.message for p in problems])
+
+
+class CriterionWeightForm(forms.ModelForm):
+    """A row of the criteria list: the weight, editable for drafts only."""
+
+    class Meta:
+        model = Criterion
+        fields = ["weight"]
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if self.instance.pk and self.instance.ruleset.is_published:
+            # A disabled field keeps its saved value whatever is posted.
+            self.fields["weight"].disabled = True
+            self.fields["weight"].widget.attrs["title"] = str(READ_ONLY_NOTE)
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        _add_problems(self, weight_problems(data.get("weight")))
+        return data
+
+
+class CriterionWeightFormSet(forms.BaseModelFormSet):
+    def clean(self) -> None:
+        super().clean()
+        if any(form.errors for form in self.forms):
+            return
+        by_ruleset: dict[int, list[forms.BaseForm]] = {}
+        for form in self.forms:
+            if not form.fields["weight"].disabled:
+                by_ruleset.setdefault(form.instance.ruleset_id, []).append(form)
+        for ruleset_id, rows in by_ruleset.items():
+            listed = [form.instance.pk for form in rows]
+            others = Criterion.objects.filter(ruleset_id=ruleset_id).exclude(pk__in=listed)
+            weights = [*others.values_list("weight", flat=True)]
+            weights += [form.cleaned_data.get("weight") for form in rows]
+            problems = weights_problems(weights)
+            for form in rows:
+                _add_problems(form, problems)
+
+
+class ConstraintForm(forms.ModelForm):
+    class Meta:
+        model = Constraint
+        fields = ["ruleset", "key", "question", "value", "outcome", "excludes"]
+        fields += ["reason_en", "reason_zh"]
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        document = {
+            "key": data.get("key"),
+            "question": data.get("question"),
+            "value": data.get("value"),
+            "outcome": data.get("outcome"),
+            "reason": _text(data, "reason"),
+        }
+        _add_problems(self, constraint_problems(document))
+        return data
+
+
+class ImportForm(forms.Form):
+    file = forms.FileField(
+        label=_("Rule set file (JSON)"),
+        help_text=_("A file written by “Export as JSON” or `manage.py ruleset_export`."),
+    )
+    publish = forms.BooleanField(
+        label=_("Publish at once"),
+        required=False,
+        help_text=_("Off: the rule set is imported as a draft to review and publish later."),
+    )
+
+    def clean_file(self) -> list[dict[str, Any]]:
+        raw = self.cleaned_data["file"].read()
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise ValidationError(gettext("The file is not UTF-8 text.")) from None
+        try:
+            return documents_parse(text)
+        except RuleSetProblems as error:
+            raise ValidationError([str(p) for p in error.problems]) from None
+
+
+# --- inlines -------------------------------------------------------------------
+
+
+class CriterionInline(PublishedReadOnly, admin.TabularInline):
     model = Criterion
-    fields = ["order", "key", "question", "label_en", "label_zh", "weight"]
+    form = CriterionInlineForm
+    formset = CriterionInlineFormSet
+    fields = ["order", "key", "question", "label_en", "label_zh", "weight", "option_count"]
+    # Options are edited with their criterion, where the question's bands are checked.
+    readonly_fields = ["question", "option_count"]
     extra = 0
     show_change_link = True
+    verbose_name = _("criterion")
+    verbose_name_plural = _("criteria (open one to edit its answer options)")
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        # A new criterion needs its options: it is added from the criterion page.
+        return False
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet:
+        return super().get_queryset(request).annotate(options_total=Count("options"))
+
+    @admin.display(description=_("options"))
+    def option_count(self, obj: Criterion) -> int:
+        return getattr(obj, "options_total", None) or obj.options.count()
 
 
-class ConstraintInline(admin.StackedInline):
+class ConstraintInline(PublishedReadOnly, admin.StackedInline):
     model = Constraint
+    form = ConstraintForm
     extra = 0
+    fields = [("key", "question", "value"), ("outcome", "excludes"), "reason_en", "reason_zh"]
 
 
-@admin.register(RuleSet)
-class RuleSetAdmin(admin.ModelAdmin):
-    list_display = ["version", "name", "is_published", "published_at", "created_at"]
-    list_filter = ["is_published"]
-    search_fields = ["name", "notes"]
-    inlines = [CriterionInline, ConstraintInline]
-
-
-class OptionInline(admin.StackedInline):
+class OptionInline(PublishedReadOnly, admin.StackedInline):
     model = Option
+    form = OptionForm
+    formset = OptionFormSet
     extra = 0
     fields = [
         ("value", "lower", "upper"),
@@ -36,23 +363,338 @@ class OptionInline(admin.StackedInline):
     ]
 
 
+# --- rule sets -----------------------------------------------------------------
+
+
+@admin.register(RuleSet)
+class RuleSetAdmin(PublishedReadOnly, HistoryAdmin):
+    list_display = [
+        "version",
+        "name",
+        "is_published",
+        "published_at",
+        "criteria_count",
+        "assessments_count",
+    ]
+    list_display_links = ["version", "name"]
+    list_filter = ["is_published"]
+    search_fields = ["name", "notes"]
+    fields = ["version", "name", "notes", "is_published", "published_at", "created_at"]
+    readonly_fields = ["version", "is_published", "published_at", "created_at"]
+    inlines = [CriterionInline, ConstraintInline]
+    actions = ["make_draft", "export_json"]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet:
+        return (
+            super()
+            .get_queryset(request)
+            .annotate(
+                criteria_total=Count("criteria", distinct=True),
+                assessments_total=Count("assessments", distinct=True),
+            )
+        )
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        # New versions come from a draft of an existing one, or from an import.
+        return False
+
+    @admin.display(description=_("criteria"), ordering="criteria_total")
+    def criteria_count(self, obj: RuleSet) -> int:
+        return obj.criteria_total
+
+    @admin.display(description=_("assessments scored with it"), ordering="assessments_total")
+    def assessments_count(self, obj: RuleSet) -> int:
+        return obj.assessments_total
+
+    # Actions on the list
+
+    @admin.action(description=_("Make a draft from this version"))
+    def make_draft(self, request: HttpRequest, queryset: QuerySet) -> None:
+        for ruleset in queryset.order_by("version"):
+            draft = ruleset_draft(ruleset)
+            self.message_user(
+                request,
+                gettext("Draft v%(draft)d made from v%(version)d.")
+                % {"draft": draft.version, "version": ruleset.version},
+                messages.SUCCESS,
+            )
+
+    @admin.action(description=_("Export selected as JSON"))
+    def export_json(self, request: HttpRequest, queryset: QuerySet) -> HttpResponse:
+        rulesets = list(queryset.order_by("version"))
+        if len(rulesets) == 1:
+            return _json_download(ruleset_export(rulesets[0]), f"ruleset-v{rulesets[0].version}")
+        versions = "-".join(str(r.version) for r in rulesets)
+        return _json_download([ruleset_export(r) for r in rulesets], f"rulesets-v{versions}")
+
+    # Pages of one rule set
+
+    def get_urls(self) -> list:
+        view = self.admin_site.admin_view
+        return [
+            path("import/", view(self.import_view), name="decider_ruleset_import"),
+            path("<int:pk>/draft/", view(self.draft_view), name="decider_ruleset_draft"),
+            path("<int:pk>/impact/", view(self.impact_view), name="decider_ruleset_impact"),
+            path("<int:pk>/publish/", view(self.publish_view), name="decider_ruleset_publish"),
+            path("<int:pk>/export/", view(self.export_view), name="decider_ruleset_export"),
+            *super().get_urls(),
+        ]
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        ruleset = self.get_object(request, object_id)
+        context = {"read_only_note": READ_ONLY_NOTE, **(extra_context or {})}
+        if ruleset is not None and not ruleset.is_published:
+            context["problems"] = ruleset_problems(ruleset_export(ruleset))
+        return super().change_view(request, object_id, form_url, context)
+
+    def _context(self, request: HttpRequest, ruleset: RuleSet, title: str) -> dict[str, Any]:
+        return {
+            **self.admin_site.each_context(request),
+            "opts": self.model._meta,
+            "original": ruleset,
+            "ruleset": ruleset,
+            "title": title,
+        }
+
+    def _get_ruleset(self, request: HttpRequest, pk: int) -> RuleSet:
+        ruleset = get_object_or_404(RuleSet, pk=pk)
+        if not self.has_view_permission(request, ruleset):
+            raise PermissionDenied
+        return ruleset
+
+    def _get_draft(self, request: HttpRequest, pk: int) -> RuleSet:
+        ruleset = self._get_ruleset(request, pk)
+        if ruleset.is_published or not self.has_change_permission(request, ruleset):
+            raise PermissionDenied
+        return ruleset
+
+    def draft_view(self, request: HttpRequest, pk: int) -> HttpResponse:
+        if request.method != "POST":
+            return HttpResponseRedirect(reverse("admin:decider_ruleset_change", args=[pk]))
+        ruleset = self._get_ruleset(request, pk)
+        if not request.user.has_perm("decider.add_ruleset"):
+            raise PermissionDenied
+        draft = ruleset_draft(ruleset)
+        self.message_user(
+            request,
+            gettext(
+                "Draft v%(draft)d made from v%(version)d: edit it, preview its impact, publish."
+            )
+            % {"draft": draft.version, "version": ruleset.version},
+            messages.SUCCESS,
+        )
+        return HttpResponseRedirect(reverse("admin:decider_ruleset_change", args=[draft.pk]))
+
+    def impact_view(self, request: HttpRequest, pk: int) -> HttpResponse:
+        ruleset = self._get_draft(request, pk)
+        return self._render_impact(request, ruleset, confirm=False)
+
+    def publish_view(self, request: HttpRequest, pk: int) -> HttpResponse:
+        if request.method != "POST":
+            return HttpResponseRedirect(reverse("admin:decider_ruleset_impact", args=[pk]))
+        ruleset = self._get_draft(request, pk)
+        if "confirm" not in request.POST:
+            return self._render_impact(request, ruleset, confirm=True)
+        try:
+            with transaction.atomic():
+                previous = RuleSet.current()
+                published = ruleset_publish(ruleset)
+        except RuleSetProblems:
+            self.message_user(
+                request,
+                gettext("This draft breaks the rules below; fix them first."),
+                messages.ERROR,
+            )
+            return self._render_impact(request, ruleset, confirm=True)
+        except RuleSetPublished as error:
+            self.message_user(request, str(error), messages.ERROR)
+        else:
+            self.log_change(request, published, gettext("Published."))
+            self.message_user(
+                request,
+                gettext("v%(version)d is published: new assessments are scored with it.")
+                % {"version": published.version}
+                + (
+                    " "
+                    + gettext("Assessments saved with v%(old)d keep their results.")
+                    % {"old": previous.version}
+                    if previous
+                    else ""
+                ),
+                messages.SUCCESS,
+            )
+        return HttpResponseRedirect(reverse("admin:decider_ruleset_change", args=[pk]))
+
+    def _render_impact(self, request: HttpRequest, ruleset: RuleSet, *, confirm: bool):
+        from decider.impact import ruleset_impact
+
+        impact = ruleset_impact(ruleset)
+        current = RuleSet.current()
+        transitions = [
+            {
+                "from": OUTCOME_NAMES.get(t.from_outcome, gettext("none")),
+                "to": OUTCOME_NAMES.get(t.to_outcome, gettext("none")),
+                "count": t.count,
+                "examples": [
+                    (pk, reverse("admin:decider_assessment_change", args=[pk]))
+                    for pk in t.example_ids
+                ],
+            }
+            for t in impact.transitions
+        ]
+        context = {
+            **self._context(
+                request,
+                ruleset,
+                gettext("Publish v%(version)d?") % {"version": ruleset.version}
+                if confirm
+                else gettext("Impact of v%(version)d") % {"version": ruleset.version},
+            ),
+            "impact": impact,
+            "transitions": transitions,
+            "current": current,
+            "confirm": confirm,
+            "problems": ruleset_problems(ruleset_export(ruleset)),
+        }
+        return TemplateResponse(request, "admin/decider/ruleset/impact.html", context)
+
+    def export_view(self, request: HttpRequest, pk: int) -> HttpResponse:
+        ruleset = self._get_ruleset(request, pk)
+        return _json_download(ruleset_export(ruleset), f"ruleset-v{ruleset.version}")
+
+    def import_view(self, request: HttpRequest) -> HttpResponse:
+        if not request.user.has_perm("decider.add_ruleset"):
+            raise PermissionDenied
+        form = ImportForm(request.POST or None, request.FILES or None)
+        problems: list[Problem] = []
+        if request.method == "POST" and form.is_valid():
+            try:
+                rulesets = rulesets_import(
+                    form.cleaned_data["file"], publish=form.cleaned_data["publish"]
+                )
+            except RuleSetProblems as error:
+                problems = error.problems
+            else:
+                for ruleset in rulesets:
+                    self.log_addition(request, ruleset, gettext("Imported."))
+                self.message_user(
+                    request,
+                    ngettext("Imported %(versions)s.", "Imported %(versions)s.", len(rulesets))
+                    % {"versions": ", ".join(f"v{r.version}" for r in rulesets)},
+                    messages.SUCCESS,
+                )
+                target = (
+                    reverse("admin:decider_ruleset_change", args=[rulesets[0].pk])
+                    if len(rulesets) == 1
+                    else reverse("admin:decider_ruleset_changelist")
+                )
+                return HttpResponseRedirect(target)
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.model._meta,
+            "title": gettext("Import a rule set"),
+            "form": form,
+            "problems": problems,
+        }
+        return TemplateResponse(request, "admin/decider/ruleset/import.html", context)
+
+
+def _json_download(data: Any, stem: str) -> HttpResponse:
+    response = HttpResponse(
+        json.dumps(data, ensure_ascii=False, indent=2) + "\n",
+        content_type="application/json; charset=utf-8",
+    )
+    response["Content-Disposition"] = f'attachment; filename="{stem}.json"'
+    return response
+
+
+# --- criteria, options, constraints, figures ------------------------------------
+
+
+class DraftRuleSetField:
+    """New rows go into drafts only."""
+
+    def formfield_for_foreignkey(self, db_field, request, **kwargs):
+        if db_field.name == "ruleset":
+            kwargs["queryset"] = RuleSet.objects.filter(is_published=False)
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
+
+
 @admin.register(Criterion)
-class CriterionAdmin(admin.ModelAdmin):
-    list_display = ["label_en", "label_zh", "key", "question", "weight", "ruleset"]
+class CriterionAdmin(PublishedReadOnly, DraftRuleSetField, HistoryAdmin):
+    form = CriterionForm
+    list_display = ["label_en", "label_zh", "key", "weight", "ruleset_version", "option_count"]
+    list_display_links = ["label_en"]
     list_editable = ["weight"]
-    list_filter = ["ruleset"]
-    search_fields = ["key", "label_en", "label_zh"]
+    list_filter = ["ruleset__is_published", "ruleset"]
+    list_select_related = ["ruleset"]
+    search_fields = ["key", "label_en", "label_zh", "question"]
+    fields = ["ruleset", "order", "key", "question", "label_en", "label_zh", "weight"]
     inlines = [OptionInline]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet:
+        return super().get_queryset(request).annotate(options_total=Count("options"))
+
+    def get_changelist_form(self, request: HttpRequest, **kwargs: Any):
+        return CriterionWeightForm
+
+    def get_changelist_formset(self, request: HttpRequest, **kwargs: Any):
+        kwargs.setdefault("formset", CriterionWeightFormSet)
+        return super().get_changelist_formset(request, **kwargs)
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
+        # A criterion stays in the rule set it was made in.
+        return ["ruleset"] if obj is not None else []
+
+    @admin.display(description=_("rule set version"), ordering="ruleset__version")
+    def ruleset_version(self, obj: Criterion) -> str:
+        state = gettext("published") if obj.ruleset.is_published else gettext("draft")
+        return f"v{obj.ruleset.version} ({state})"
+
+    @admin.display(description=_("options"), ordering="options_total")
+    def option_count(self, obj: Criterion) -> int:
+        return obj.options_total
+
+
+@admin.register(Option)
+class OptionAdmin(HistoryAdmin):
+    """Read-only: options are edited on their criterion's page, where bands are checked."""
+
+    list_display = ["label_en", "label_zh", "value", "lower", "upper", "criterion", "version"]
+    list_filter = ["criterion__ruleset"]
+    list_select_related = ["criterion__ruleset"]
+    search_fields = ["label_en", "label_zh", "value", "criterion__key"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    @admin.display(description=_("rule set version"), ordering="criterion__ruleset__version")
+    def version(self, obj: Option) -> str:
+        return f"v{obj.criterion.ruleset.version}"
 
 
 @admin.register(Constraint)
-class ConstraintAdmin(admin.ModelAdmin):
+class ConstraintAdmin(PublishedReadOnly, DraftRuleSetField, HistoryAdmin):
+    form = ConstraintForm
     list_display = ["key", "question", "value", "outcome", "excludes", "ruleset"]
-    list_filter = ["ruleset", "outcome"]
+    list_filter = ["ruleset__is_published", "ruleset", "outcome"]
+    list_select_related = ["ruleset"]
+    search_fields = ["key", "reason_en", "reason_zh"]
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
+        return ["ruleset"] if obj is not None else []
 
 
 @admin.register(Assumption)
-class AssumptionAdmin(admin.ModelAdmin):
+class AssumptionAdmin(HistoryAdmin):
+    """Editable: saved assessments keep the figures they were scored with; history records it."""
+
     list_display = ["name", "gpu_model", "value", "unit", "as_of", "source"]
     list_editable = ["value"]
     list_filter = ["gpu_model"]
@@ -65,7 +707,7 @@ class AssessmentAdmin(admin.ModelAdmin):
     list_filter = ["ruleset"]
     search_fields = ["name"]
     readonly_fields = ["answers", "result", "ruleset", "revision", "created_at", "scored_at"]
-    exclude = ["edit_hash", "view_hash"]
+    exclude = ["edit_hash", "view_hash", "view_sealed"]
 
     @admin.display(description=_("recommendation"))
     def recommendation(self, obj: Assessment) -> str:

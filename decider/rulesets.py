@@ -91,7 +91,7 @@ def _fmt(number: float) -> str:
     return str(int(number)) if float(number).is_integer() else str(number)
 
 
-def _text_problems(data: Mapping[str, Any], key: str, **where: Any) -> list[Problem]:
+def text_problems(data: Mapping[str, Any], key: str, **where: Any) -> list[Problem]:
     text = data.get(key)
     problems = []
     for language, name in (("en", _("English")), ("zh", _("Chinese"))):
@@ -131,7 +131,7 @@ def weights_problems(weights: Iterable[Any]) -> list[Problem]:
 
 def option_problems(data: Mapping[str, Any], **where: Any) -> list[Problem]:
     """Scores and texts of one answer option."""
-    problems = _text_problems(data, "label", **where) + _text_problems(data, "reason", **where)
+    problems = text_problems(data, "label", **where) + text_problems(data, "reason", **where)
     scores = data.get("scores")
     scores = scores if isinstance(scores, Mapping) else {}
     for outcome, field in SCORE_FIELDS.items():
@@ -327,7 +327,7 @@ def criterion_problems(criterion: Mapping[str, Any]) -> list[Problem]:
     problems = []
     if not criterion.get("key"):
         problems.append(Problem(_("The criterion needs a key."), field="key", **where))
-    problems += _text_problems(criterion, "label", **where)
+    problems += text_problems(criterion, "label", **where)
     problems += weight_problems(criterion.get("weight"), **where)
     question = criterion.get("question")
     options = criterion.get("options")
@@ -346,7 +346,7 @@ def constraint_problems(constraint: Mapping[str, Any]) -> list[Problem]:
     problems = []
     if not constraint.get("key"):
         problems.append(Problem(_("The constraint needs a key."), field="key", **where))
-    problems += _text_problems(constraint, "reason", **where)
+    problems += text_problems(constraint, "reason", **where)
     if constraint.get("outcome") not in scoring.OUTCOMES:
         problems.append(
             Problem(
