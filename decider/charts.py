@@ -404,3 +404,47 @@ def charts_for(costs: dict) -> list[Chart]:
         chart_hybrid(costs),
         chart_tornado(costs),
     ]
+
+
+# One colour per compared assessment; the line style tells the option.
+COMPARE_COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd"]
+
+
+def chart_compare(named_costs: list[tuple[str, dict]]) -> Chart:
+    """Cumulative on-prem (solid) and cloud on-demand (dotted) cost of several assessments."""
+    currency = named_costs[0][1]["currency"]
+    traces, headers, columns = [], [_("Month")], []
+    for (name, costs), color in zip(named_costs, COMPARE_COLORS, strict=False):
+        x = list(range(costs["horizon_months"] + 1))
+        for key, dash in (("onprem", "solid"), ("cloud_on_demand", "dot")):
+            label = f"{name}: {_(OPTION_LABELS[key])}"
+            traces.append(
+                go.Scatter(
+                    x=x,
+                    y=costs["cumulative"][key],
+                    mode="lines",
+                    name=label,
+                    line={"color": color, "dash": dash},
+                )
+            )
+            headers.append(f"{label} ({currency})")
+            columns.append(costs["cumulative"][key])
+    title = _("Cumulative cost, side by side")
+    summary = _(
+        "Solid lines: owning the GPUs; dotted lines: renting them on demand. "
+        "One colour per assessment."
+    )
+    figure = _figure(
+        traces,
+        title=title,
+        x_title=_("Month"),
+        y_title=_("Cumulative cost (%(currency)s)") % {"currency": currency},
+        hovermode="x unified",
+        height=460,
+    )
+    figure["layout"]["legend"]["y"] = -0.2
+    longest = max(len(column) for column in columns)
+    rows = [
+        [m] + [column[m] if m < len(column) else None for column in columns] for m in range(longest)
+    ]
+    return Chart("compare", title, summary, figure, headers, rows)

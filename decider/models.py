@@ -331,3 +331,6 @@ class ReportPdf(models.Model):
     class Meta:
         verbose_name = _("PDF report")
         verbose_name_plural = _("PDF reports")
+
+    def __str__(self) -> str:
+        return f"PDF of {self.assessment} ({self.created_at:%Y-%m-%d %H:%M})"

@@ -5,6 +5,7 @@ Presentation only: the numbers come from the saved snapshot and the cost model.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -13,7 +14,8 @@ from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
 
 from decider import answers as questionnaire
-from decider.charts import charts_for
+from decider import scoring
+from decider.charts import chart_compare, charts_for
 from decider.checklist import checklist_for
 from decider.models import Assessment
 from decider.scoring import OUTCOMES
@@ -152,3 +154,108 @@ def _driver(contribution, language: str) -> dict[str, Any]:
         "reason": contribution.reason.get(language),
         "points": contribution.points,
     }
+
+
+def outcome_rows(result: scoring.Result) -> list[dict[str, Any]]:
+    """Scores of one result, for a side-by-side table."""
+    language = get_language() or "en"
+    return [
+        {
+            "key": outcome,
+            "name": OUTCOME_NAMES[outcome],
+            "score": result.scores[outcome],
+            "recommended": outcome == result.recommendation,
+            "excluded": result.excluded[outcome].get(language)
+            if outcome in result.excluded
+            else None,
+        }
+        for outcome in OUTCOMES
+    ]
+
+
+def figure_changes(
+    old: Mapping[str, Mapping[str, Any]], new: Mapping[str, Any]
+) -> list[dict[str, Any]]:
+    """Cost figures whose value differs between a saved snapshot and the current figures."""
+    return [
+        {
+            "name": name,
+            "old": old[name]["value"] if name in old else None,
+            "new": figure.value,
+            "unit": figure.unit,
+            "source": figure.source,
+        }
+        for name, figure in sorted(new.items())
+        if name not in old or old[name]["value"] != figure.value
+    ]
+
+
+def compare_context(assessments: list[Assessment], *, currency: str) -> dict[str, Any]:
+    """Answers (differences marked), scores, recommendations, totals and overlaid costs."""
+    columns = []
+    for number, assessment in enumerate(assessments, start=1):
+        result = assessment.scoring_result()
+        costs = assessment_costs(assessment, currency=currency)
+        columns.append(
+            {
+                "assessment": assessment,
+                "title": assessment.name or _("Assessment %(number)s") % {"number": number},
+                "recommendation": OUTCOME_NAMES.get(result.recommendation, ""),
+                "outcomes": outcome_rows(result),
+                "costs": costs,
+            }
+        )
+    answer_rows = []
+    for key, question in questionnaire.QUESTIONS.items():
+        values = [a.answers.get(key) for a in assessments]
+        answer_rows.append(
+            {
+                "label": str(question.label),
+                "values": [answer_display(key, v) if v is not None else "—" for v in values],
+                "differs": len({json_key(v) for v in values}) > 1,
+            }
+        )
+    overrides = [json_key(a.answers.get("costs", {})) for a in assessments]
+    if len(set(overrides)) > 1:
+        answer_rows.append(
+            {
+                "label": _("Cost figures changed for the assessment"),
+                "values": [
+                    ", ".join(f"{k} = {v:g}" for k, v in sorted(a.answers.get("costs", {}).items()))
+                    or "—"
+                    for a in assessments
+                ],
+                "differs": True,
+            }
+        )
+    totals = [
+        {
+            "label": label,
+            "values": [c["costs"]["totals"][key] for c in columns],
+        }
+        for key, label in TOTAL_LABELS.items()
+    ]
+    score_rows = [
+        {"name": OUTCOME_NAMES[outcome], "cells": [c["outcomes"][i] for c in columns]}
+        for i, outcome in enumerate(OUTCOMES)
+    ]
+    return {
+        "columns": columns,
+        "score_rows": score_rows,
+        "answer_rows": answer_rows,
+        "totals": totals,
+        "currency": currency,
+        "chart": chart_compare([(c["title"], c["costs"]) for c in columns]),
+    }
+
+
+TOTAL_LABELS = {
+    "onprem": gettext_lazy("On-premises GPU cluster"),
+    "cloud_on_demand": gettext_lazy("Cloud, on demand"),
+    "cloud_reserved": gettext_lazy("Cloud, reserved"),
+    "hybrid": gettext_lazy("Hybrid"),
+}
+
+
+def json_key(value: Any) -> str:
+    return json.dumps(value, sort_keys=True)

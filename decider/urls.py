@@ -1,12 +1,47 @@
 from django.contrib import admin
-from django.urls import include, path
+from django.urls import include, path, register_converter
 
-from decider import views
+from decider import api, views
+
+
+class TokenConverter:
+    """A link token: `secrets.token_urlsafe` characters, never a dot (so `.json` can follow)."""
+
+    regex = "[A-Za-z0-9_-]{16,64}"
+
+    def to_python(self, value: str) -> str:
+        return value
+
+    def to_url(self, value: str) -> str:
+        return value
+
+
+register_converter(TokenConverter, "token")
+
+EDIT, VIEW = {"kind": "edit"}, {"kind": "view"}
 
 urlpatterns = [
     path("", views.home, name="decider-home"),
-    path("a/<str:token>/step/<slug:slug>/", views.step, name="decider-step"),
-    path("a/<str:token>/", views.result, name="decider-result"),
+    path("mine/", views.mine, name="decider-mine"),
+    path("compare/", views.compare, name="decider-compare"),
+    # Edit links.
+    path("a/<token:token>/step/<slug:slug>/", views.step, name="decider-step"),
+    path("a/<token:token>/", views.result, name="decider-result"),
+    path("a/<token:token>.json", views.assessment_json, EDIT, name="decider-edit-json"),
+    path("a/<token:token>/report/", views.printable, EDIT, name="decider-edit-report"),
+    path("a/<token:token>/report.pdf", views.report_pdf, EDIT, name="decider-edit-pdf"),
+    path("a/<token:token>/rename/", views.rename, name="decider-rename"),
+    path("a/<token:token>/copy/", views.copy, name="decider-copy"),
+    path("a/<token:token>/links/", views.links, name="decider-links"),
+    path("a/<token:token>/rescore/", views.rescore, name="decider-rescore"),
+    # View-only links.
+    path("v/<token:token>/", views.shared_result, name="decider-view"),
+    path("v/<token:token>.json", views.assessment_json, VIEW, name="decider-view-json"),
+    path("v/<token:token>/report/", views.printable, VIEW, name="decider-view-report"),
+    path("v/<token:token>/report.pdf", views.report_pdf, VIEW, name="decider-view-pdf"),
+    # JSON API.
+    path("api/assessments", api.assessments, name="decider-api-assessments"),
+    path("api/openapi.json", api.openapi, name="decider-api-openapi"),
     path("currency/", views.set_currency, name="decider-currency"),
     path("healthz", views.healthz, name="decider-healthz"),
     path("i18n/", include("django.conf.urls.i18n")),

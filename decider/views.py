@@ -1,27 +1,37 @@
 from __future__ import annotations
 
-from django.http import Http404, HttpRequest, HttpResponse
+import json
+from collections.abc import Callable
+from functools import wraps
+from typing import Any
+
+from django.contrib import messages
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import get_language
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 from django_htmx.middleware import HtmxDetails
 
 from decider import answers as questionnaire
-from decider import report
-from decider.forms import STEP_FORMS, BudgetForm, StartForm, StepForm
-from decider.models import Assessment, Assumption
+from decider import pdf, report, services
+from decider.forms import STEP_FORMS, BudgetForm, NameForm, StartForm, StepForm
+from decider.models import Assessment, Assumption, new_token, token_hash, view_token_seal
 from decider.personas import PRESETS
-from decider.services import assessment_score
 
 CURRENCIES = ("USD", "CNY")
 RECENT_LIMIT = 20
+COMPARE_MAX = 4
 
 
 class HtmxHttpRequest(HttpRequest):
     htmx: HtmxDetails
+
+
+# --- access -----------------------------------------------------------------
 
 
 def _get_editable(token: str) -> Assessment:
@@ -31,17 +41,78 @@ def _get_editable(token: str) -> Assessment:
     return assessment
 
 
-def _remember(request: HttpRequest, edit_token: str) -> None:
-    """Keep the link in this browser's (signed cookie) session for 'my assessments'."""
-    recent = [t for t in request.session.get("assessments", []) if t != edit_token]
-    request.session["assessments"] = [edit_token, *recent][:RECENT_LIMIT]
+def _get_shared(token: str, kind: str) -> Assessment:
+    """The assessment behind an edit (/a/) or view-only (/v/) link."""
+    assessment = Assessment.objects.by_token(token, kind=kind)
+    if assessment is None:
+        raise Http404("No assessment at this link.")
+    return assessment
+
+
+def shared_page(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """Pages reached by a capability link: never cached, indexed or leaked as a referrer."""
+
+    @wraps(view)
+    def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        response = view(request, *args, **kwargs)
+        response["Referrer-Policy"] = "no-referrer"
+        response["Cache-Control"] = "no-store"
+        response["X-Robots-Tag"] = "noindex, nofollow"
+        return response
+
+    return wrapper
+
+
+# --- "my assessments": links this browser created or opened -------------------
+
+
+def _remember(request: HttpRequest, token: str, *, kind: str = "edit") -> None:
+    entry = f"{kind}:{token}"
+    recent = [e for e in request.session.get("recent", []) if e != entry]
+    request.session["recent"] = [entry, *recent][:RECENT_LIMIT]
+
+
+def _forget(request: HttpRequest, token: str, *, kind: str) -> None:
+    entry = f"{kind}:{token}"
+    request.session["recent"] = [e for e in request.session.get("recent", []) if e != entry]
+
+
+def _recent(request: HttpRequest) -> list[dict[str, Any]]:
+    """The assessments behind this browser's links; revoked links drop out."""
+    entries = [e.split(":", 1) for e in request.session.get("recent", [])]
+    hashes = {kind: [token_hash(t) for k, t in entries if k == kind] for kind in ("edit", "view")}
+    by_edit = {a.edit_hash: a for a in Assessment.objects.filter(edit_hash__in=hashes["edit"])}
+    by_view = {a.view_hash: a for a in Assessment.objects.filter(view_hash__in=hashes["view"])}
+    found, seen = [], set()
+    for kind, token in entries:
+        assessment = (by_edit if kind == "edit" else by_view).get(token_hash(token))
+        if assessment is None or assessment.pk in seen:
+            continue
+        seen.add(assessment.pk)
+        found.append(
+            {
+                "assessment": assessment,
+                "token": token,
+                "kind": kind,
+                "url": reverse(
+                    "decider-result" if kind == "edit" else "decider-view", args=[token]
+                ),
+                "recommendation": report.OUTCOME_NAMES.get(assessment.recommendation, ""),
+            }
+        )
+    if len(found) < len(entries):
+        request.session["recent"] = [f"{e['kind']}:{e['token']}" for e in found]
+    return found
 
 
 def currency_of(request: HttpRequest) -> str:
-    chosen = request.session.get("currency")
+    chosen = request.GET.get("currency") or request.session.get("currency")
     if chosen in CURRENCIES:
         return chosen
     return "CNY" if (get_language() or "").startswith("zh") else "USD"
+
+
+# --- start and the wizard ---------------------------------------------------------
 
 
 @require_http_methods(["GET", "POST"])
@@ -50,10 +121,25 @@ def home(request: HttpRequest) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         preset = PRESETS.get(form.cleaned_data["preset"])
         answers = dict(preset["answers"]) if preset else {}
-        assessment, edit_token, _view_token = Assessment.create_with_links(answers=answers)
+        name = str(preset["label"]) if preset else ""
+        assessment, edit_token, _view = Assessment.create_with_links(answers=answers, name=name)
         _remember(request, edit_token)
         return redirect("decider-step", token=edit_token, slug=questionnaire.STEPS[0].slug)
-    return render(request, "decider/home.html", {"form": form, "presets": PRESETS})
+    context = {"form": form, "presets": PRESETS, "recent": _recent(request)[:5]}
+    return render(request, "decider/home.html", context)
+
+
+@require_GET
+def mine(request: HttpRequest) -> HttpResponse:
+    return render(request, "decider/mine.html", {"recent": _recent(request)})
+
+
+def _step_values(step: questionnaire.Step, answers: dict[str, Any]) -> dict[str, Any]:
+    """The saved answers a step shows: its questions, and the cost figures on the last step."""
+    values = {key: answers[key] for key in step.keys if key in answers}
+    if STEP_FORMS[step.slug] is BudgetForm:
+        values["costs"] = answers.get("costs", {})
+    return values
 
 
 def _step_form(step: questionnaire.Step, assessment: Assessment, data=None) -> StepForm:
@@ -65,31 +151,95 @@ def _step_form(step: questionnaire.Step, assessment: Assessment, data=None) -> S
     form_class = STEP_FORMS[step.slug]
     if form_class is BudgetForm:
         gpu_model = assessment.answers.get("gpu_model", "h100")
-        return BudgetForm(
+        form = BudgetForm(
             data,
             initial=initial,
             assumptions=Assumption.for_gpu_model(gpu_model),
             overrides=assessment.answers.get("costs", {}),
         )
-    return form_class(data, initial=initial)
+    else:
+        form = form_class(data, initial=initial)
+    # What the person saw when the form was drawn: compared on save to find
+    # answers someone else changed in the meantime.
+    form.base = _step_values(step, assessment.answers)
+    form.revision = assessment.revision
+    return form
 
 
-def _save_step(assessment: Assessment, form: StepForm) -> None:
-    """Record the step's valid answers. Invalid fields keep their previous answer."""
-    form.is_valid()
-    answers = {**assessment.answers, **form.answers()}
+def _submitted(step: questionnaire.Step, form: StepForm) -> dict[str, Any]:
+    """The step's answers as submitted (the valid ones)."""
+    values = form.answers()
     if isinstance(form, BudgetForm) and not form.errors:
-        if overrides := form.cost_overrides():
-            answers["costs"] = overrides
-        else:
-            answers.pop("costs", None)
+        values["costs"] = form.cost_overrides()
+    return values
+
+
+def _posted_base(request: HttpRequest) -> tuple[int | None, dict[str, Any] | None]:
+    try:
+        return int(request.POST["revision"]), json.loads(request.POST["base"])
+    except (KeyError, ValueError, TypeError):
+        return None, None
+
+
+def _save_step(
+    request: HttpRequest, step: questionnaire.Step, assessment: Assessment, form: StepForm
+) -> bool:
+    """Record the step's valid answers; False when they clash with someone else's edit.
+
+    Invalid fields keep their previous answer. When the assessment changed
+    since the form was drawn, only the answers this person changed are
+    written; an answer both people changed is not written but shown back
+    with both values, so nothing is lost silently.
+    """
+    form.is_valid()
+    mine = _submitted(step, form)
+    revision, base = _posted_base(request)
+    stored = _step_values(step, assessment.answers)
+    conflicts = {}
+    if revision is not None and revision != assessment.revision and base is not None:
+        changed_by_me = {k: v for k, v in mine.items() if base.get(k) != v}
+        conflicts = {
+            k: stored.get(k)
+            for k, v in changed_by_me.items()
+            if stored.get(k) != base.get(k) and stored.get(k) != v
+        }
+        mine = {k: v for k, v in changed_by_me.items() if k not in conflicts}
+    answers = {**assessment.answers, **mine}
+    if not answers.get("costs"):
+        answers.pop("costs", None)
     if answers != assessment.answers:
         assessment.answers = answers
-        assessment.result = None  # re-scored when the result is next shown
         assessment.revision += 1
-        assessment.save()
+        assessment.save(update_fields=["answers", "revision", "updated_at"])
+    if conflicts:
+        _show_conflicts(form, conflicts)
+        form.base = _step_values(step, assessment.answers)
+        form.revision = assessment.revision
+    return not conflicts
 
 
+def _show_conflicts(form: StepForm, conflicts: dict[str, Any]) -> None:
+    form.add_error(
+        None,
+        _(
+            "Someone else changed this assessment while you were editing. Your other answers "
+            "are saved. The answers marked below were changed by both of you: yours are still "
+            "in the fields; submit again to keep them, or change them."
+        ),
+    )
+    for key, theirs in conflicts.items():
+        if key == "costs":
+            form.add_error(None, _("The cost figures were also changed by someone else."))
+            continue
+        shown = report.answer_display(key, theirs) if theirs is not None else _("no answer")
+        form.add_error(
+            key,
+            _("Someone else changed this to “%(theirs)s” while you were editing.")
+            % {"theirs": shown},
+        )
+
+
+@shared_page
 @require_http_methods(["GET", "POST"])
 def step(request: HtmxHttpRequest, token: str, slug: str) -> HttpResponse:
     assessment = _get_editable(token)
@@ -102,24 +252,31 @@ def step(request: HtmxHttpRequest, token: str, slug: str) -> HttpResponse:
         form = _step_form(current, assessment, data=request.POST)
         going_back = "back" in request.POST
         if going_back or form.is_valid():
-            _save_step(assessment, form)
-            if going_back:
-                target = questionnaire.STEPS[max(index - 1, 0)]
-            elif index + 1 < len(questionnaire.STEPS):
-                target = questionnaire.STEPS[index + 1]
-            else:
-                target = None
-            if target is None:
-                url = reverse("decider-result", args=[token])
-                return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
-            if not request.htmx:
-                return redirect("decider-step", token=token, slug=target.slug)
-            response = _render_step(request, assessment, target, _step_form(target, assessment))
-            response["HX-Push-Url"] = reverse("decider-step", args=[token, target.slug])
-            return response
+            if _save_step(request, current, assessment, form):
+                return _after_step(request, assessment, index, going_back)
+        else:
+            form.revision, form.base = _posted_base(request)
     else:
         form = _step_form(current, assessment)
     return _render_step(request, assessment, current, form)
+
+
+def _after_step(
+    request: HtmxHttpRequest, assessment: Assessment, index: int, going_back: bool
+) -> HttpResponse:
+    token = request.resolver_match.kwargs["token"]
+    if going_back:
+        target = questionnaire.STEPS[max(index - 1, 0)]
+    elif index + 1 < len(questionnaire.STEPS):
+        target = questionnaire.STEPS[index + 1]
+    else:
+        url = reverse("decider-result", args=[token])
+        return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
+    if not request.htmx:
+        return redirect("decider-step", token=token, slug=target.slug)
+    response = _render_step(request, assessment, target, _step_form(target, assessment))
+    response["HX-Push-Url"] = reverse("decider-step", args=[token, target.slug])
+    return response
 
 
 def _render_step(
@@ -131,6 +288,7 @@ def _render_step(
         "token": token,
         "step": current,
         "form": form,
+        "base_json": json.dumps(form.base if form.base is not None else {}),
         "progress": report.progress(assessment.answers, current),
         "step_number": questionnaire.STEPS.index(current) + 1,
         "is_first": current is questionnaire.STEPS[0],
@@ -140,18 +298,234 @@ def _render_step(
     return render(request, template, context)
 
 
+# --- the result, for edit and view-only links -------------------------------------
+
+
+def _scored(request: HttpRequest, assessment: Assessment, token: str, kind: str):
+    """The assessment, scored if its answers changed; or a redirect to unanswered questions."""
+    missing = questionnaire.first_incomplete_step(assessment.answers)
+    if missing is not None:
+        if kind == "edit":
+            return redirect("decider-step", token=token, slug=missing.slug)
+        return render(request, "decider/unfinished.html", {"assessment": assessment}, status=200)
+    if services.needs_scoring(assessment):
+        services.assessment_score(assessment)
+    return None
+
+
+def _links(request: HttpRequest, assessment: Assessment, edit_token: str) -> dict[str, Any]:
+    view_token = assessment.view_token(edit_token=edit_token)
+    return {
+        "edit_url": request.build_absolute_uri(reverse("decider-result", args=[edit_token])),
+        "view_url": request.build_absolute_uri(reverse("decider-view", args=[view_token]))
+        if view_token
+        else None,
+    }
+
+
+@shared_page
 @require_GET
 def result(request: HttpRequest, token: str) -> HttpResponse:
     assessment = _get_editable(token)
-    missing = questionnaire.first_incomplete_step(assessment.answers)
-    if missing is not None:
-        return redirect("decider-step", token=token, slug=missing.slug)
-    if assessment.result is None:
-        assessment_score(assessment)
+    if (early := _scored(request, assessment, token, "edit")) is not None:
+        return early
     _remember(request, token)
     context = report.result_context(assessment, currency=currency_of(request))
-    context["token"] = token
+    context |= {
+        "token": token,
+        "can_edit": True,
+        "links": _links(request, assessment, token),
+        "name_form": NameForm(initial={"name": assessment.name}),
+        "newer": services.newer_basis(assessment),
+    }
     return render(request, "decider/result.html", context)
+
+
+@shared_page
+@require_GET
+def shared_result(request: HttpRequest, token: str) -> HttpResponse:
+    assessment = _get_shared(token, "view")
+    if (early := _scored(request, assessment, token, "view")) is not None:
+        return early
+    _remember(request, token, kind="view")
+    context = report.result_context(assessment, currency=currency_of(request))
+    context |= {"token": token, "can_edit": False}
+    return render(request, "decider/result.html", context)
+
+
+@shared_page
+@require_GET
+def assessment_json(request: HttpRequest, token: str, kind: str) -> HttpResponse:
+    assessment = _get_shared(token, kind)
+    if questionnaire.first_incomplete_step(assessment.answers) is not None:
+        return JsonResponse(
+            {"errors": {"answers": "The questionnaire is not finished."}}, status=409
+        )
+    if services.needs_scoring(assessment):
+        services.assessment_score(assessment)
+    language = "zh" if (get_language() or "").startswith("zh") else "en"
+    currency = request.GET.get("currency") if request.GET.get("currency") in CURRENCIES else "USD"
+    document = services.assessment_document(assessment, language=language, currency=currency)
+    return JsonResponse(document, json_dumps_params={"ensure_ascii": False})
+
+
+@shared_page
+@require_GET
+def printable(request: HttpRequest, token: str, kind: str) -> HttpResponse:
+    assessment = _get_shared(token, kind)
+    if (early := _scored(request, assessment, token, kind)) is not None:
+        return early
+    return render(request, "decider/report.html", _report_context(request, assessment, token, kind))
+
+
+def _report_context(
+    request: HttpRequest, assessment: Assessment, token: str, kind: str
+) -> dict[str, Any]:
+    paper = request.GET.get("paper", "a4")
+    context = report.result_context(assessment, currency=currency_of(request))
+    context |= {
+        "token": token,
+        "kind": kind,
+        "paper": paper if paper in pdf.PAPERS else "a4",
+        "pdf_url": reverse(f"decider-{kind}-pdf", args=[token]),
+    }
+    return context
+
+
+@shared_page
+@require_GET
+def report_pdf(request: HttpRequest, token: str, kind: str) -> HttpResponse:
+    assessment = _get_shared(token, kind)
+    if (early := _scored(request, assessment, token, kind)) is not None:
+        return early
+    context = _report_context(request, assessment, token, kind)
+    context["for_pdf"] = True
+    document = pdf.report_pdf(
+        assessment,
+        html=lambda: render(request, "decider/report.html", context).content.decode(),
+        variant=(get_language() or "en", context["currency"], context["paper"]),
+    )
+    filename = f"decider-{(assessment.name or 'assessment')[:40]}.pdf".replace('"', "")
+    response = HttpResponse(document, content_type="application/pdf")
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
+
+
+# --- what an edit link may do -------------------------------------------------------
+
+
+@shared_page
+@require_POST
+def rename(request: HttpRequest, token: str) -> HttpResponse:
+    assessment = _get_editable(token)
+    form = NameForm(request.POST)
+    if form.is_valid():
+        assessment.name = form.cleaned_data["name"]
+        assessment.save(update_fields=["name", "updated_at"])
+        messages.success(request, _("Name saved."))
+    else:
+        messages.error(request, " ".join(form.errors["name"]))
+    return redirect("decider-result", token=token)
+
+
+@shared_page
+@require_POST
+def copy(request: HttpRequest, token: str) -> HttpResponse:
+    original = _get_editable(token)
+    name = _("Copy of %(name)s") % {"name": original.name or _("assessment")}
+    duplicate, edit_token, _view = services.assessment_copy(original, name=name[:120])
+    _remember(request, edit_token)
+    messages.success(request, _("This is a copy with its own links. The original is unchanged."))
+    return redirect("decider-result", token=edit_token)
+
+
+@shared_page
+@require_POST
+def links(request: HttpRequest, token: str) -> HttpResponse:
+    """Revoke or replace the view link, or replace the edit link itself."""
+    assessment = _get_editable(token)
+    action = request.POST.get("action")
+    if action == "new-view":
+        view_token = new_token()
+        assessment.view_hash = token_hash(view_token)
+        assessment.view_sealed = view_token_seal(view_token, edit_token=token)
+        messages.success(request, _("A new view-only link is ready. The old one no longer works."))
+    elif action == "revoke-view":
+        assessment.view_hash, assessment.view_sealed = None, ""
+        messages.success(request, _("The view-only link is revoked. Nobody can open it now."))
+    elif action == "new-edit":
+        view_token = assessment.view_token(edit_token=token)
+        token, old = new_token(), token
+        assessment.edit_hash = token_hash(token)
+        assessment.view_sealed = view_token_seal(view_token, edit_token=token) if view_token else ""
+        _forget(request, old, kind="edit")
+        _remember(request, token)
+        messages.success(
+            request,
+            _(
+                "A new edit link is ready; this page now uses it. The old edit link no longer works."
+            ),
+        )
+    else:
+        messages.error(request, _("Unknown action."))
+        return redirect("decider-result", token=token)
+    assessment.save(update_fields=["edit_hash", "view_hash", "view_sealed", "updated_at"])
+    return redirect(reverse("decider-result", args=[token]) + "#share")
+
+
+@shared_page
+@require_http_methods(["GET", "POST"])
+def rescore(request: HttpRequest, token: str) -> HttpResponse:
+    """Show the result under the current rules and figures next to the saved one; accept on POST."""
+    assessment = _get_editable(token)
+    if (early := _scored(request, assessment, token, "edit")) is not None:
+        return early
+    if request.method == "POST":
+        services.assessment_score(assessment, refresh=True)
+        messages.success(request, _("Re-scored with the current rules and figures."))
+        return redirect("decider-result", token=token)
+    ruleset, evaluation, _figures = services.assessment_evaluate(assessment, refresh=True)
+    context = {
+        "token": token,
+        "assessment": assessment,
+        "score_pairs": list(
+            zip(
+                report.outcome_rows(assessment.scoring_result()),
+                report.outcome_rows(evaluation.result),
+                strict=True,
+            )
+        ),
+        "old_version": assessment.ruleset.version if assessment.ruleset else None,
+        "new_version": ruleset.version,
+        "old_recommendation": report.OUTCOME_NAMES.get(assessment.recommendation, ""),
+        "new_recommendation": report.OUTCOME_NAMES.get(evaluation.result.recommendation, ""),
+        "figure_changes": report.figure_changes(
+            assessment.result["assumptions"], evaluation.assumptions
+        ),
+    }
+    return render(request, "decider/rescore.html", context)
+
+
+@shared_page
+@require_GET
+def compare(request: HttpRequest) -> HttpResponse:
+    """Two to four assessments side by side, by their edit or view links."""
+    tokens = list(dict.fromkeys(t for t in request.GET.getlist("a") if t))[:COMPARE_MAX]
+    assessments = []
+    for token in tokens:
+        found = Assessment.objects.by_token(token, kind="edit") or Assessment.objects.by_token(
+            token, kind="view"
+        )
+        if found is not None and questionnaire.first_incomplete_step(found.answers) is None:
+            if services.needs_scoring(found):
+                services.assessment_score(found)
+            assessments.append(found)
+    context = {"recent": _recent(request), "chosen": tokens}
+    if len(assessments) >= 2:
+        context |= report.compare_context(assessments, currency=currency_of(request))
+    elif tokens:
+        context["problem"] = _("Choose at least two finished assessments to compare.")
+    return render(request, "decider/compare.html", context)
 
 
 @require_POST

@@ -1,0 +1,250 @@
+"""JSON in and out: create an assessment from an answers document; describe the API.
+
+The answers document is the one `manage.py decide` reads, checked by the same
+`answers_validate`, so the messages are the same. Reading goes through the
+capability links (`/v/<token>.json`, `/a/<token>.json`), so there is no
+listing and no account: the API creates, the links give access.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.urls import reverse
+from django.utils.translation import get_language
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_GET, require_POST
+
+from decider import answers as questionnaire
+from decider import costs, services
+from decider.models import Assessment
+
+MAX_NAME = 120
+
+
+def _errors(errors: dict[str, str], status: int = 400) -> JsonResponse:
+    return JsonResponse(
+        {"errors": errors}, status=status, json_dumps_params={"ensure_ascii": False}
+    )
+
+
+# No cookie grants anything here, so there is nothing for CSRF to protect:
+# a forged cross-site POST could only create an assessment its sender cannot read.
+@csrf_exempt
+@require_POST
+def assessments(request: HttpRequest) -> HttpResponse:
+    if request.content_type != "application/json":
+        return _errors({"_": "send the answers as JSON (Content-Type: application/json)"}, 415)
+    try:
+        raw = json.loads(request.body.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        return _errors({"_": f"not valid JSON ({error})"})
+    name = ""
+    if isinstance(raw, dict) and "answers" in raw:  # {"name": ..., "answers": {...}}
+        name = raw.get("name", "")
+        if not isinstance(name, str) or len(name) > MAX_NAME:
+            return _errors({"name": f"must be text of at most {MAX_NAME} characters"})
+        raw = raw["answers"]
+    answers, errors = questionnaire.answers_validate(
+        raw, cost_names=frozenset(costs.ASSUMPTION_NAMES)
+    )
+    if errors:
+        return _errors(errors)
+    try:
+        services.current_ruleset()
+    except services.NoRuleSet as error:
+        return _errors({"_": str(error)}, 503)
+    assessment, edit_token, view_token = Assessment.create_with_links(answers=answers, name=name)
+    services.assessment_score(assessment)
+    language = "zh" if (get_language() or "").startswith("zh") else "en"
+    document = services.assessment_document(assessment, language=language, currency="USD")
+    document |= {
+        "edit_url": request.build_absolute_uri(reverse("decider-result", args=[edit_token])),
+        "view_url": request.build_absolute_uri(reverse("decider-view", args=[view_token])),
+        "view_json_url": request.build_absolute_uri(
+            reverse("decider-view-json", args=[view_token])
+        ),
+    }
+    response = JsonResponse(document, status=201, json_dumps_params={"ensure_ascii": False})
+    response["Location"] = document["view_json_url"]
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+@require_GET
+def openapi(request: HttpRequest) -> HttpResponse:
+    return JsonResponse(openapi_document(), json_dumps_params={"ensure_ascii": False, "indent": 2})
+
+
+def _answer_schema(question: questionnaire.Question) -> dict[str, Any]:
+    schema: dict[str, Any] = {"description": str(question.label)}
+    if question.kind == "choice":
+        schema |= {"type": "string", "enum": [value for value, _label in question.choices]}
+    elif question.kind == "bool":
+        schema["type"] = "boolean"
+    else:
+        schema["type"] = "integer" if question.kind == "int" else "number"
+        if question.min is not None:
+            schema["minimum"] = question.min
+        if question.max is not None:
+            schema["maximum"] = question.max
+    return schema
+
+
+def openapi_document() -> dict[str, Any]:
+    """OpenAPI 3.1, built from the questionnaire so it cannot drift from the validation."""
+    answers = {
+        "type": "object",
+        "required": list(questionnaire.ANSWER_KEYS),
+        "additionalProperties": False,
+        "properties": {key: _answer_schema(q) for key, q in questionnaire.QUESTIONS.items()}
+        | {
+            "costs": {
+                "type": "object",
+                "description": "Cost figures set for this assessment, by assumption name.",
+                "propertyNames": {"enum": sorted(costs.ASSUMPTION_NAMES)},
+                "additionalProperties": {"type": "number", "minimum": 0},
+            }
+        },
+    }
+    errors = {
+        "type": "object",
+        "required": ["errors"],
+        "properties": {
+            "errors": {
+                "type": "object",
+                "description": "One message per answer key ('costs.<name>' for cost figures, "
+                "'_' for the document as a whole).",
+                "additionalProperties": {"type": "string"},
+            }
+        },
+    }
+    result = {
+        "type": "object",
+        "description": "The same shape as `manage.py decide --format json`.",
+        "properties": {
+            "recommendation": {
+                "type": ["string", "null"],
+                "enum": ["onprem", "cloud", "hybrid", None],
+            },
+            "scores": {"type": "object", "additionalProperties": {"type": "number"}},
+            "excluded": {"type": "object", "additionalProperties": {"type": "string"}},
+            "warnings": {"type": "object"},
+            "margin": {"type": ["number", "null"]},
+            "contributions": {"type": "array", "items": {"type": "object"}},
+            "ruleset_version": {"type": "integer"},
+            "costs": {"type": "object"},
+        },
+    }
+    assessment = {
+        "type": "object",
+        "properties": {
+            "name": {"type": "string"},
+            "answers": {"$ref": "#/components/schemas/Answers"},
+            "result": {"$ref": "#/components/schemas/Result"},
+            "revision": {"type": "integer"},
+            "scored_at": {"type": ["string", "null"], "format": "date-time"},
+        },
+    }
+    created = {
+        "allOf": [
+            {"$ref": "#/components/schemas/Assessment"},
+            {
+                "type": "object",
+                "properties": {
+                    "edit_url": {"type": "string", "format": "uri"},
+                    "view_url": {"type": "string", "format": "uri"},
+                    "view_json_url": {"type": "string", "format": "uri"},
+                },
+            },
+        ]
+    }
+    json_body = {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
+    token = {
+        "name": "token",
+        "in": "path",
+        "required": True,
+        "description": "The token of a view-only (or, under /a/, an edit) link.",
+        "schema": {"type": "string"},
+    }
+    currency = {
+        "name": "currency",
+        "in": "query",
+        "schema": {"type": "string", "enum": ["USD", "CNY"], "default": "USD"},
+    }
+    read = {
+        "summary": "Read an assessment: its answers and its full result",
+        "parameters": [token, currency],
+        "responses": {
+            "200": {
+                "description": "The assessment",
+                "content": {
+                    "application/json": {"schema": {"$ref": "#/components/schemas/Assessment"}}
+                },
+            },
+            "404": {"description": "No assessment at this link (wrong or revoked)."},
+            "409": {"description": "The questionnaire is not finished.", "content": json_body},
+        },
+    }
+    return {
+        "openapi": "3.1.0",
+        "info": {
+            "title": "Decider API",
+            "version": "1",
+            "description": "Create GPU compute assessments from answers documents and read "
+            "them back through their links. Reasons come in the language of Accept-Language "
+            "(en or zh-Hans).",
+        },
+        "paths": {
+            "/api/assessments": {
+                "post": {
+                    "summary": "Create and score an assessment",
+                    "requestBody": {
+                        "required": True,
+                        "content": {
+                            "application/json": {
+                                "schema": {
+                                    "oneOf": [
+                                        {"$ref": "#/components/schemas/Answers"},
+                                        {
+                                            "type": "object",
+                                            "required": ["answers"],
+                                            "properties": {
+                                                "name": {"type": "string", "maxLength": MAX_NAME},
+                                                "answers": {"$ref": "#/components/schemas/Answers"},
+                                            },
+                                        },
+                                    ]
+                                }
+                            }
+                        },
+                    },
+                    "responses": {
+                        "201": {
+                            "description": "Created; keep the edit URL, share the view URL.",
+                            "content": {
+                                "application/json": {
+                                    "schema": {"$ref": "#/components/schemas/Created"}
+                                }
+                            },
+                        },
+                        "400": {"description": "Invalid answers", "content": json_body},
+                        "415": {"description": "Not JSON", "content": json_body},
+                    },
+                }
+            },
+            "/v/{token}.json": {"get": read},
+            "/a/{token}.json": {"get": read},
+        },
+        "components": {
+            "schemas": {
+                "Answers": answers,
+                "Result": result,
+                "Assessment": assessment,
+                "Created": created,
+                "Error": errors,
+            }
+        },
+    }

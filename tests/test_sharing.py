@@ -1,0 +1,232 @@
+"""Capability links: edit and view-only, revoke and replace, and what a view link may not do."""
+
+import json
+
+import pytest
+from django.urls import reverse
+
+from decider.models import Assessment, token_hash
+from tests.conftest import make_assessment
+from tests.test_wizard import STEP_POSTS
+
+pytestmark = pytest.mark.django_db
+
+SHARED_HEADERS = {
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": "no-store",
+    "X-Robots-Tag": "noindex, nofollow",
+}
+
+
+@pytest.fixture
+def shared(rules):
+    """A finished, scored assessment and its two links."""
+    assessment, edit, view = make_assessment(name="Board pack 2027")
+    return assessment, edit, view
+
+
+def _write_attempts(view: str) -> list[tuple[str, str, dict]]:
+    """Every URL that changes something, addressed with a view token."""
+    attempts = [
+        ("post", reverse("decider-step", args=[view, slug]), data)
+        for slug, data in STEP_POSTS.items()
+    ]
+    attempts += [
+        ("get", reverse("decider-step", args=[view, "workload"]), {}),
+        ("get", reverse("decider-result", args=[view]), {}),
+        ("post", reverse("decider-rename", args=[view]), {"name": "hijacked"}),
+        ("post", reverse("decider-copy", args=[view]), {}),
+        ("post", reverse("decider-links", args=[view]), {"action": "new-view"}),
+        ("post", reverse("decider-links", args=[view]), {"action": "revoke-view"}),
+        ("post", reverse("decider-links", args=[view]), {"action": "new-edit"}),
+        ("get", reverse("decider-rescore", args=[view]), {}),
+        ("post", reverse("decider-rescore", args=[view]), {}),
+        ("get", reverse("decider-edit-json", args=[view]), {}),
+        ("get", reverse("decider-edit-report", args=[view]), {}),
+    ]
+    return attempts
+
+
+def test_it_refuses_every_write_path_to_a_view_link(client, shared):
+    assessment, _edit, view = shared
+    before = Assessment.objects.values().get(pk=assessment.pk)
+    for method, url, data in _write_attempts(view):
+        response = getattr(client, method)(url, data)
+        assert response.status_code == 404, (method, url)
+    assert Assessment.objects.values().get(pk=assessment.pk) == before
+    assert Assessment.objects.count() == 1  # the copy action made nothing
+
+
+def test_it_refuses_a_view_link_on_the_json_api(client, shared):
+    assessment, _edit, view = shared
+    before = Assessment.objects.values().get(pk=assessment.pk)
+    # The API has no update verb at all: the view JSON is read-only.
+    for method in ("post", "put", "patch", "delete"):
+        response = getattr(client, method)(
+            reverse("decider-view-json", args=[view]),
+            data=json.dumps({"gpus": 1}),
+            content_type="application/json",
+        )
+        assert response.status_code == 405, method
+    assert Assessment.objects.values().get(pk=assessment.pk) == before
+
+
+def test_the_view_page_shows_everything_and_offers_no_edit_control(client, shared):
+    _assessment, edit, view = shared
+    page = client.get(reverse("decider-view", args=[view])).content.decode()
+    assert "view-only link" in page
+    assert "Board pack 2027" in page
+    assert "Cost figures used" in page and "Your answers" in page
+    assert edit not in page
+    for write_url in ("/step/", "/rename/", "/copy/", "/links/", "/rescore/"):
+        assert write_url not in page
+
+
+def test_the_edit_page_shows_both_links_to_copy(client, shared):
+    _assessment, edit, view = shared
+    page = client.get(reverse("decider-result", args=[edit])).content.decode()
+    assert f"http://testserver/a/{edit}/" in page
+    assert f"http://testserver/v/{view}/" in page
+    assert "cannot change anything" in page
+
+
+def test_tokens_are_not_stored_in_clear(shared):
+    assessment, edit, view = shared
+    stored = json.dumps(list(Assessment.objects.filter(pk=assessment.pk).values()), default=str)
+    assert edit not in stored and view not in stored
+    assert assessment.edit_hash == token_hash(edit) and assessment.view_hash == token_hash(view)
+    assert len(edit) >= 22 and len(view) >= 22  # at least 128 bits of base64
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "decider-result",
+        "decider-view",
+        "decider-view-json",
+        "decider-view-report",
+        "decider-edit-report",
+    ],
+)
+def test_shared_pages_send_the_privacy_headers(client, shared, name):
+    _assessment, edit, view = shared
+    token = edit if name.startswith("decider-result") or "edit" in name else view
+    response = client.get(reverse(name, args=[token]))
+    assert response.status_code == 200
+    for header, value in SHARED_HEADERS.items():
+        assert response[header] == value
+
+
+def test_shared_pages_load_nothing_from_third_parties(client, shared):
+    _assessment, edit, view = shared
+    for url in (
+        reverse("decider-result", args=[edit]),
+        reverse("decider-view-report", args=[view]),
+    ):
+        page = client.get(url).content.decode()
+        assert "://" not in page.replace("http://testserver/", ""), url
+
+
+def test_a_replaced_view_link_stops_working_and_the_new_one_works(client, shared):
+    assessment, edit, old_view = shared
+    client.post(reverse("decider-links", args=[edit]), {"action": "new-view"})
+    assert client.get(reverse("decider-view", args=[old_view])).status_code == 404
+    assessment.refresh_from_db()
+    new_view = assessment.view_token(edit_token=edit)
+    assert new_view and new_view != old_view
+    assert client.get(reverse("decider-view", args=[new_view])).status_code == 200
+    page = client.get(reverse("decider-result", args=[edit])).content.decode()
+    assert new_view in page and old_view not in page
+
+
+def test_a_revoked_view_link_answers_404_until_a_new_one_is_made(client, shared):
+    assessment, edit, view = shared
+    client.post(reverse("decider-links", args=[edit]), {"action": "revoke-view"})
+    assert client.get(reverse("decider-view", args=[view])).status_code == 404
+    assert client.get(reverse("decider-view-json", args=[view])).status_code == 404
+    page = client.get(reverse("decider-result", args=[edit])).content.decode()
+    assert "Revoked." in page
+    client.post(reverse("decider-links", args=[edit]), {"action": "new-view"})
+    assessment.refresh_from_db()
+    assert (
+        client.get(
+            reverse("decider-view", args=[assessment.view_token(edit_token=edit)])
+        ).status_code
+        == 200
+    )
+
+
+def test_a_replaced_edit_link_stops_working_and_keeps_the_view_link(client, shared):
+    assessment, old_edit, view = shared
+    response = client.post(reverse("decider-links", args=[old_edit]), {"action": "new-edit"})
+    new_edit = response["Location"].split("/a/")[1].split("/")[0]
+    assert new_edit != old_edit
+    assert client.get(reverse("decider-result", args=[old_edit])).status_code == 404
+    assert client.get(reverse("decider-result", args=[new_edit])).status_code == 200
+    assert client.get(reverse("decider-view", args=[view])).status_code == 200
+    assessment.refresh_from_db()
+    assert assessment.view_token(edit_token=new_edit) == view
+
+
+def test_my_assessments_lists_what_this_browser_created_or_opened(client, shared):
+    _assessment, _edit, view = shared
+    other, other_edit, _other_view = make_assessment(name="Inference fleet")
+    client.get(reverse("decider-view", args=[view]))
+    client.get(reverse("decider-result", args=[other_edit]))
+    page = client.get(reverse("decider-mine")).content.decode()
+    assert "Board pack 2027" in page and "Inference fleet" in page
+    assert "view only" in page and "can edit" in page
+    assert "Hybrid" in page or "On-premises" in page or "Cloud" in page
+
+
+def test_my_assessments_drops_a_revoked_link(client, shared):
+    _assessment, edit, view = shared
+    client.get(reverse("decider-view", args=[view]))
+    other = client.__class__()
+    other.post(reverse("decider-links", args=[edit]), {"action": "revoke-view"})
+    page = client.get(reverse("decider-mine")).content.decode()
+    assert "Board pack 2027" not in page
+
+
+def test_another_browser_does_not_see_my_assessments(client, shared):
+    _assessment, edit, _view = shared
+    client.get(reverse("decider-result", args=[edit]))
+    stranger = client.__class__()
+    assert "Board pack 2027" not in stranger.get(reverse("decider-mine")).content.decode()
+
+
+def test_it_renames_an_assessment(client, shared):
+    assessment, edit, _view = shared
+    response = client.post(
+        reverse("decider-rename", args=[edit]), {"name": "GPU plan, v2"}, follow=True
+    )
+    assessment.refresh_from_db()
+    assert assessment.name == "GPU plan, v2"
+    assert "Name saved." in response.content.decode()
+
+
+def test_a_too_long_name_is_refused_with_a_message(client, shared):
+    assessment, edit, _view = shared
+    response = client.post(reverse("decider-rename", args=[edit]), {"name": "x" * 121}, follow=True)
+    assessment.refresh_from_db()
+    assert assessment.name == "Board pack 2027"
+    assert "at most 120 characters" in response.content.decode()
+
+
+def test_a_copy_gets_its_own_links_and_leaves_the_original(client, shared):
+    original, edit, view = shared
+    response = client.post(reverse("decider-copy", args=[edit]))
+    copy_edit = response["Location"].split("/a/")[1].split("/")[0]
+    copy = Assessment.objects.by_token(copy_edit, kind="edit")
+    assert copy.pk != original.pk
+    assert copy.name == "Copy of Board pack 2027"
+    assert copy.answers == original.answers and copy.result == original.result
+    # Changing the copy leaves the original alone.
+    client.post(
+        reverse("decider-step", args=[copy_edit, "utilization"]),
+        {**STEP_POSTS["utilization"], "gpus": "128"},
+    )
+    original.refresh_from_db()
+    copy.refresh_from_db()
+    assert copy.answers["gpus"] == 128 and original.answers["gpus"] != 128
+    assert Assessment.objects.by_token(view, kind="view").pk == original.pk
