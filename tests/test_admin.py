@@ -1,20 +1,44 @@
-"""Admins can open and edit the rules and figures."""
+"""Admins open, copy, publish, export and import rule sets; published ones stay as they are."""
+
+import json
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
-from decider.models import Criterion
+from decider.models import Assumption, Criterion, RuleSet
+from decider.rulesets import ruleset_draft, ruleset_export
+from tests.adminforms import change_form_data, change_url, changelist_data
+from tests.conftest import make_assessment
 
 
 @pytest.fixture
-def admin_client(client, django_user_model, rules):
-    admin = django_user_model.objects.create_superuser("admin", "a@example.com", "pw-Decider-1")
-    client.force_login(admin)
+def admin_user(django_user_model, rules):
+    return django_user_model.objects.create_superuser("admin", "a@example.com", "pw-Decider-1")
+
+
+@pytest.fixture
+def admin_client(client, admin_user):
+    client.force_login(admin_user)
     return client
 
 
+@pytest.fixture
+def v1(rules):
+    return RuleSet.objects.get(version=1)
+
+
+@pytest.fixture
+def draft(v1):
+    return ruleset_draft(v1)
+
+
+def without_version(document):
+    return {key: value for key, value in document.items() if key != "version"}
+
+
 @pytest.mark.parametrize(
-    "model", ["ruleset", "criterion", "constraint", "assumption", "assessment"]
+    "model", ["ruleset", "criterion", "option", "constraint", "assumption", "assessment"]
 )
 def test_every_model_list_opens(admin_client, model):
     response = admin_client.get(reverse(f"admin:decider_{model}_changelist"))
@@ -26,3 +50,200 @@ def test_a_criterion_page_shows_its_options_with_both_languages(admin_client):
     page = admin_client.get(reverse("admin:decider_criterion_change", args=[criterion.pk]))
     assert page.status_code == 200
     assert "reason_zh" in page.content.decode()
+
+
+def test_it_lists_rule_sets_with_their_criteria_and_assessments(admin_client, v1, draft):
+    make_assessment(ruleset=v1)
+    make_assessment(ruleset=v1)
+    page = admin_client.get(reverse("admin:decider_ruleset_changelist"))
+    rows = {r.version: r for r in page.context["cl"].result_list}
+    assert rows[1].criteria_total == v1.criteria.count() == 22
+    assert rows[1].assessments_total == 2
+    assert rows[2].assessments_total == 0
+    html = page.content.decode()
+    assert "Assessments scored with it" in html
+    assert "Import a rule set" in html
+
+
+def test_it_filters_and_searches_criteria(admin_client, v1, draft):
+    url = reverse("admin:decider_criterion_changelist")
+    page = admin_client.get(url, {"ruleset__is_published__exact": "0", "q": "utiliz"})
+    rows = list(page.context["cl"].result_list)
+    assert [(c.key, c.ruleset.version) for c in rows] == [("utilization", 2)]
+    assert "Rule set version" in page.content.decode()
+
+
+def test_it_shows_a_published_rule_set_read_only(admin_client, v1):
+    page = admin_client.get(change_url(v1))
+    html = page.content.decode()
+    assert page.status_code == 200
+    assert 'name="_save"' not in html
+    assert "Published versions are read-only" in html
+    assert "Make a draft from this version" in html
+
+
+def test_it_refuses_changes_to_a_published_rule_set(admin_client, v1, draft):
+    before = ruleset_export(v1)
+    data = change_form_data(admin_client.get(change_url(draft)))  # a valid form to post
+    criterion = v1.criteria.get(key="stage")
+    constraint = v1.constraints.first()
+    assert admin_client.post(change_url(v1), data | {"name": "changed"}).status_code == 403
+    assert admin_client.post(change_url(criterion), {"weight": "9"}).status_code == 403
+    assert admin_client.post(change_url(constraint), {"value": "none"}).status_code == 403
+    delete = reverse("admin:decider_ruleset_delete", args=[v1.pk])
+    assert admin_client.post(delete, {"post": "yes"}).status_code == 403
+    delete = reverse("admin:decider_criterion_delete", args=[criterion.pk])
+    assert admin_client.post(delete, {"post": "yes"}).status_code == 403
+    assert (
+        admin_client.get(reverse("admin:decider_ruleset_impact", args=[v1.pk])).status_code == 403
+    )
+    assert ruleset_export(RuleSet.objects.get(pk=v1.pk)) == before
+
+
+def test_it_ignores_a_weight_posted_for_a_published_criterion_in_the_list(admin_client, v1):
+    before = ruleset_export(v1)
+    url = reverse("admin:decider_criterion_changelist") + f"?ruleset__id__exact={v1.pk}"
+    page = admin_client.get(url)
+    assert 'name="form-0-weight"' in page.content.decode()
+    assert "disabled" in str(page.context["cl"].formset.forms[0]["weight"])
+    data = changelist_data(page)
+    data["form-0-weight"] = "9"
+    admin_client.post(url, data)
+    assert ruleset_export(RuleSet.objects.get(pk=v1.pk)) == before
+
+
+def test_it_makes_a_draft_with_everything_copied(admin_client, v1):
+    response = admin_client.post(reverse("admin:decider_ruleset_draft", args=[v1.pk]))
+    draft = RuleSet.objects.get(version=2)
+    assert response.url == change_url(draft)
+    assert not draft.is_published and draft.published_at is None
+    assert without_version(ruleset_export(draft)) == without_version(ruleset_export(v1))
+    assert RuleSet.current() == v1  # a draft is not used
+
+
+def test_the_list_action_makes_a_draft_too(admin_client, v1):
+    admin_client.post(
+        reverse("admin:decider_ruleset_changelist"),
+        {"action": "make_draft", "_selected_action": [v1.pk]},
+    )
+    draft = RuleSet.objects.get(version=2)
+    assert without_version(ruleset_export(draft)) == without_version(ruleset_export(v1))
+
+
+def test_it_edits_a_draft_weight_in_the_list(admin_client, v1, draft):
+    url = reverse("admin:decider_criterion_changelist") + f"?ruleset__id__exact={draft.pk}"
+    page = admin_client.get(url)
+    data = changelist_data(page)
+    forms = page.context["cl"].formset.forms
+    index = next(i for i, f in enumerate(forms) if f.instance.key == "utilization")
+    data[f"form-{index}-weight"] = "6"
+    assert admin_client.post(url, data).status_code == 302
+    assert draft.criteria.get(key="utilization").weight == 6
+    assert v1.criteria.get(key="utilization").weight == 4
+
+
+def test_it_asks_before_publishing_and_shows_the_impact(admin_client, draft):
+    make_assessment()
+    url = reverse("admin:decider_ruleset_publish", args=[draft.pk])
+    page = admin_client.post(url)
+    assert page.status_code == 200
+    assert "Yes, publish v2" in page.content.decode()
+    assert page.context["impact"].total == 0  # nothing scored yet
+    assert RuleSet.current().version == 1
+
+
+def test_publishing_makes_the_draft_current_and_read_only(admin_client, draft):
+    url = reverse("admin:decider_ruleset_publish", args=[draft.pk])
+    response = admin_client.post(url, {"confirm": "yes"})
+    assert response.url == change_url(draft)
+    draft.refresh_from_db()
+    assert draft.is_published and draft.published_at is not None
+    assert RuleSet.current() == draft
+    assert 'name="_save"' not in admin_client.get(change_url(draft)).content.decode()
+
+
+def test_it_refuses_to_publish_a_draft_that_breaks_a_rule(admin_client, draft):
+    draft.criteria.update(weight=0)
+    page = admin_client.post(
+        reverse("admin:decider_ruleset_publish", args=[draft.pk]), {"confirm": "yes"}, follow=True
+    )
+    assert "at least one must be above zero" in page.content.decode()
+    draft.refresh_from_db()
+    assert not draft.is_published
+    assert RuleSet.current().version == 1
+
+
+def test_history_records_who_changed_a_weight(admin_client, admin_user, draft):
+    criterion = draft.criteria.get(key="utilization")
+    data = change_form_data(admin_client.get(change_url(criterion))) | {"weight": "5"}
+    assert admin_client.post(change_url(criterion), data).status_code == 302
+    record = criterion.history.first()
+    assert record.history_user == admin_user
+    assert record.diff_against(record.prev_record).changed_fields == ["weight"]
+    page = admin_client.get(reverse("admin:decider_criterion_history", args=[criterion.pk]))
+    html = page.content.decode()
+    assert "admin" in html and "4.0" in html and "5.0" in html
+
+
+def test_history_records_who_changed_an_option_and_an_assumption(admin_client, admin_user, draft):
+    criterion = draft.criteria.get(key="stage")
+    page = admin_client.get(change_url(criterion))
+    data = change_form_data(page)
+    option = criterion.options.get(value="startup")
+    prefix = page.context["inline_admin_formsets"][0].formset.prefix
+    index = [f.instance.pk for f in page.context["inline_admin_formsets"][0].formset.forms].index(
+        option.pk
+    )
+    data[f"{prefix}-{index}-score_onprem"] = "-1"
+    assert admin_client.post(change_url(criterion), data).status_code == 302
+    assert option.history.first().history_user == admin_user
+
+    assumption = Assumption.objects.get(name="kwh_price")
+    data = change_form_data(admin_client.get(change_url(assumption))) | {"value": "0.2"}
+    assert admin_client.post(change_url(assumption), data).status_code == 302
+    record = assumption.history.first()
+    assert (record.history_user, record.value) == (admin_user, 0.2)
+
+
+def test_history_cannot_be_used_to_revert_a_published_criterion(admin_client, v1):
+    criterion = v1.criteria.get(key="stage")
+    record = criterion.history.first()
+    url = reverse("admin:decider_criterion_simple_history", args=[criterion.pk, record.pk])
+    assert admin_client.get(url).status_code == 200
+    assert admin_client.post(url, {"weight": "9"}).status_code == 403
+
+
+def test_it_exports_a_rule_set_as_a_json_download(admin_client, v1):
+    response = admin_client.get(reverse("admin:decider_ruleset_export", args=[v1.pk]))
+    assert response["Content-Disposition"] == 'attachment; filename="ruleset-v1.json"'
+    assert json.loads(response.content) == ruleset_export(v1)
+
+    response = admin_client.post(
+        reverse("admin:decider_ruleset_changelist"),
+        {"action": "export_json", "_selected_action": [v1.pk]},
+    )
+    assert json.loads(response.content) == ruleset_export(v1)
+
+
+def test_it_imports_an_uploaded_rule_set_as_a_draft(admin_client, v1):
+    document = ruleset_export(v1)
+    upload = SimpleUploadedFile("v1.json", json.dumps(document).encode(), "application/json")
+    response = admin_client.post(reverse("admin:decider_ruleset_import"), {"file": upload})
+    imported = RuleSet.objects.get(version=2)
+    assert response.url == change_url(imported)
+    assert not imported.is_published
+    assert without_version(ruleset_export(imported)) == without_version(document)
+
+
+def test_it_refuses_an_uploaded_rule_set_with_problems(admin_client, v1):
+    document = ruleset_export(v1)
+    document["criteria"][0]["options"][0]["scores"]["cloud"] = 7
+    document["criteria"][8]["options"][1]["lower"] = 35
+    upload = SimpleUploadedFile("bad.json", json.dumps(document).encode(), "application/json")
+    page = admin_client.post(reverse("admin:decider_ruleset_import"), {"file": upload})
+    html = page.content.decode()
+    assert page.status_code == 200
+    assert "The file was not imported" in html
+    assert "criterion “stage”, option 1: The score must be from -2 to 2." in html
+    assert "Answers from 30 to 35 are not covered by any option." in html
+    assert RuleSet.objects.count() == 1
