@@ -414,7 +414,7 @@ class RuleSetAdmin(PublishedReadOnly, HistoryAdmin):
             draft = ruleset_draft(ruleset)
             self.message_user(
                 request,
-                gettext("Draft v%(draft)d made from v%(version)d.")
+                gettext("Draft version %(draft)d made from version %(version)d.")
                 % {"draft": draft.version, "version": ruleset.version},
                 messages.SUCCESS,
             )
@@ -478,7 +478,7 @@ class RuleSetAdmin(PublishedReadOnly, HistoryAdmin):
         self.message_user(
             request,
             gettext(
-                "Draft v%(draft)d made from v%(version)d: edit it, preview its impact, publish."
+                "Draft version %(draft)d made from version %(version)d: edit it, preview its impact, publish."
             )
             % {"draft": draft.version, "version": ruleset.version},
             messages.SUCCESS,
@@ -512,7 +512,7 @@ class RuleSetAdmin(PublishedReadOnly, HistoryAdmin):
             self.log_change(request, published, gettext("Published."))
             self.message_user(
                 request,
-                gettext("v%(version)d is published: new assessments are scored with it.")
+                gettext("Version %(version)d is published: new assessments are scored with it.")
                 % {"version": published.version}
                 + (
                     " "

@@ -1,0 +1,74 @@
+"""An admin in real Chromium: draft, change a weight, preview the impact, publish."""
+
+import pytest
+from playwright.sync_api import expect
+
+from decider.models import Assessment, RuleSet
+from decider.services import assessment_score
+from tests.conftest import make_answers, make_assessment
+from tests.test_browser import browser, new_page  # noqa: F401 - the session's Chromium
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def scored(persona: str) -> Assessment:
+    assessment, _edit, _view = make_assessment(answers=make_answers(persona))
+    assessment_score(assessment)
+    return assessment
+
+
+def test_an_admin_publishes_a_draft_with_a_changed_weight(
+    browser,  # noqa: F811
+    live_server,
+    rules,
+    django_user_model,
+):
+    django_user_model.objects.create_superuser("admin", "a@example.com", "pw-Decider-1")
+    saved = {persona: scored(persona) for persona in ("research_lab", "startup", "inference")}
+    assert saved["inference"].recommendation == "onprem"
+
+    page = new_page(browser)
+    page.goto(f"{live_server.url}/admin/")
+    page.get_by_label("Username").fill("admin")
+    page.get_by_label("Password").fill("pw-Decider-1")
+    page.get_by_role("button", name="Log in").click()
+
+    page.get_by_role("link", name="Rule sets").click()
+    page.get_by_role("link", name="Default rules from the source document").click()
+    expect(page.locator("#ruleset-version")).to_contain_text("Version 1 is published")
+    expect(page.get_by_role("button", name="Save")).to_have_count(0)
+    page.get_by_role("button", name="Make a draft from this version").click()
+    expect(page.locator("#ruleset-version")).to_contain_text("Version 2 is a draft")
+
+    # Utilization counts for nothing in the draft.
+    draft = RuleSet.objects.get(version=2)
+    keys = list(draft.criteria.order_by("order", "id").values_list("key", flat=True))
+    weight = page.locator(f"#id_criteria-{keys.index('utilization')}-weight")
+    expect(weight).to_have_value("4.0")
+    weight.fill("0")
+    page.get_by_role("button", name="Save and continue editing").click()
+    expect(page.locator(".messagelist")).to_contain_text("was changed successfully")
+    page.screenshot(path="/tmp/admin-draft.png", full_page=False)
+
+    page.get_by_role("link", name="Preview the impact").click()
+    expect(page.locator("#impact-total")).to_have_text("3")
+    expect(page.locator("#impact-changed")).to_have_text("1")
+    row = page.locator("#impact-transitions tbody tr")
+    expect(row).to_have_count(1)
+    expect(row).to_contain_text("On-premises GPU cluster")
+    expect(row).to_contain_text("Hybrid")
+    expect(row.get_by_role("link")).to_have_text(f"#{saved['inference'].pk}")
+    page.screenshot(path="/tmp/admin-impact.png", full_page=True)
+    assert RuleSet.current().version == 1
+
+    page.get_by_role("button", name="Yes, publish v2").click()
+    expect(page.locator(".messagelist")).to_contain_text("Version 2 is published: new assessments")
+    expect(page.locator("#ruleset-version")).to_contain_text("Version 2 is published")
+    assert page.errors == []
+
+    fresh = scored("inference")
+    assert fresh.ruleset.version == 2
+    assert fresh.result["scoring"]["ruleset_version"] == 2
+    assert fresh.recommendation == "hybrid"
+    saved["inference"].refresh_from_db()
+    assert (saved["inference"].ruleset.version, saved["inference"].recommendation) == (1, "onprem")
