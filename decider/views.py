@@ -349,7 +349,7 @@ def shared_result(request: HttpRequest, token: str) -> HttpResponse:
         return early
     _remember(request, token, kind="view")
     context = report.result_context(assessment, currency=currency_of(request))
-    context |= {"token": token, "can_edit": False}
+    context |= {"token": token, "can_edit": False, "newer": services.newer_basis(assessment)}
     return render(request, "decider/result.html", context)
 
 
@@ -400,11 +400,15 @@ def report_pdf(request: HttpRequest, token: str, kind: str) -> HttpResponse:
         return early
     context = _report_context(request, assessment, token, kind)
     context["for_pdf"] = True
-    document = pdf.report_pdf(
-        assessment,
-        html=lambda: render(request, "decider/report.html", context).content.decode(),
-        variant=(get_language() or "en", context["currency"], context["paper"]),
-    )
+    try:
+        document = pdf.report_pdf(
+            assessment,
+            html=lambda: render(request, "decider/report.html", context).content.decode(),
+            variant=(get_language() or "en", context["currency"], context["paper"]),
+        )
+    except pdf.PdfError:
+        context["pdf_failed"] = True
+        return render(request, "decider/pdf_failed.html", context, status=503)
     filename = f"decider-{(assessment.name or 'assessment')[:40]}.pdf".replace('"', "")
     response = HttpResponse(document, content_type="application/pdf")
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
@@ -516,7 +520,9 @@ def compare(request: HttpRequest) -> HttpResponse:
         found = Assessment.objects.by_token(token, kind="edit") or Assessment.objects.by_token(
             token, kind="view"
         )
-        if found is not None and questionnaire.first_incomplete_step(found.answers) is None:
+        if found is None or any(a.pk == found.pk for a in assessments):
+            continue
+        if questionnaire.first_incomplete_step(found.answers) is None:
             if services.needs_scoring(found):
                 services.assessment_score(found)
             assessments.append(found)

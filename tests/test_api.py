@@ -1,0 +1,128 @@
+"""The JSON API: POST /api/assessments, GET <view link>.json, the OpenAPI document."""
+
+import json
+
+import pytest
+from django.core.management import call_command
+from django.urls import reverse
+
+from decider.models import Assessment
+from tests.conftest import make_answers
+
+pytestmark = pytest.mark.django_db
+
+
+def _post(client, document, **kwargs):
+    return client.post(
+        reverse("decider-api-assessments"),
+        data=json.dumps(document),
+        content_type="application/json",
+        **kwargs,
+    )
+
+
+def test_it_creates_a_saved_assessment_and_returns_its_links_and_result(client, rules):
+    response = _post(client, {"name": "From CI", "answers": make_answers("research_lab")})
+    assert response.status_code == 201
+    data = response.json()
+    assert data["result"]["recommendation"] == "onprem"
+    edit = data["edit_url"].split("/a/")[1].strip("/")
+    view = data["view_url"].split("/v/")[1].strip("/")
+    saved = Assessment.objects.by_token(edit, kind="edit")
+    assert saved.name == "From CI"
+    assert Assessment.objects.by_token(view, kind="view").pk == saved.pk
+    assert client.get(data["view_url"]).status_code == 200
+    assert response["Location"] == data["view_json_url"]
+
+
+def test_a_plain_answers_document_is_accepted_too(client, rules):
+    assert _post(client, make_answers()).status_code == 201
+
+
+def test_the_result_has_the_shape_of_decide_json(client, rules, tmp_path, capsys):
+    answers = make_answers("startup")
+    created = _post(client, answers).json()
+    path = tmp_path / "answers.json"
+    path.write_text(json.dumps(answers))
+    call_command("decide", str(path), "--format", "json")
+    decided = json.loads(capsys.readouterr().out)
+    assert created["result"] == decided
+
+
+def test_the_view_json_returns_the_answers_and_the_full_result(client, rules):
+    created = _post(client, make_answers("growth")).json()
+    data = client.get(created["view_json_url"]).json()
+    assert data["answers"] == make_answers("growth")
+    assert data["result"] == created["result"]
+    assert set(data["result"]["costs"]["totals"]) >= {"onprem", "cloud_on_demand"}
+
+
+def test_the_json_follows_the_language_and_currency_asked_for(client, rules):
+    created = _post(client, make_answers("growth")).json()
+    data = client.get(
+        created["view_json_url"] + "?currency=CNY", headers={"Accept-Language": "zh-hans"}
+    ).json()
+    assert data["result"]["costs"]["currency"] == "CNY"
+    assert any("\u4e00" <= ch <= "\u9fff" for ch in data["result"]["contributions"][0]["reason"])
+
+
+@pytest.mark.parametrize(
+    ("change", "key", "message"),
+    [
+        ({"gpus": -3}, "gpus", "greater than or equal to 1"),
+        ({"residency": "moon"}, "residency", "allowed"),
+        ({"costs": {"server_price": "cheap"}}, "costs.server_price", "number"),
+        ({"costs": {"unicorns": 1}}, "costs.unicorns", "unknown cost assumption"),
+        ({"colour": "blue"}, "colour", "unknown key"),
+    ],
+)
+def test_bad_answers_get_400_with_a_message_per_key(client, rules, change, key, message):
+    response = _post(client, make_answers(**change))
+    assert response.status_code == 400
+    assert message in response.json()["errors"][key]
+    assert Assessment.objects.count() == 0
+
+
+def test_a_missing_answer_is_named(client, rules):
+    answers = make_answers()
+    del answers["gpus"]
+    assert "missing" in _post(client, answers).json()["errors"]["gpus"]
+
+
+def test_malformed_json_gets_400_not_500(client, rules):
+    response = client.post(
+        reverse("decider-api-assessments"), data="{not json", content_type="application/json"
+    )
+    assert response.status_code == 400
+    assert "not valid JSON" in response.json()["errors"]["_"]
+
+
+def test_a_form_post_is_refused_as_not_json(client, rules):
+    response = client.post(reverse("decider-api-assessments"), {"gpus": "8"})
+    assert response.status_code == 415
+
+
+def test_a_too_long_name_is_refused(client, rules):
+    response = _post(client, {"name": "x" * 500, "answers": make_answers()})
+    assert response.status_code == 400 and "name" in response.json()["errors"]
+
+
+def test_without_rules_it_says_so(client, db):
+    response = _post(client, make_answers())
+    assert response.status_code == 503
+    assert "load_defaults" in response.json()["errors"]["_"]
+
+
+def test_an_unfinished_assessment_json_is_a_409(client, rules):
+    assessment, _edit, view = Assessment.create_with_links(answers={"stage": "startup"})
+    response = client.get(reverse("decider-view-json", args=[view]))
+    assert response.status_code == 409
+
+
+def test_the_openapi_document_describes_both_endpoints_from_the_questionnaire(client):
+    spec = client.get(reverse("decider-api-openapi")).json()
+    assert spec["openapi"].startswith("3.")
+    assert {"/api/assessments", "/v/{token}.json"} <= set(spec["paths"])
+    properties = spec["components"]["schemas"]["Answers"]["properties"]
+    assert properties["utilization_pct"]["maximum"] == 100
+    assert "all" in properties["residency"]["enum"]

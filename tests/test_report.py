@@ -1,0 +1,104 @@
+"""The printable report and its PDF."""
+
+import io
+import unicodedata
+
+import pypdf
+import pytest
+from django.urls import reverse
+
+from decider import pdf
+from decider.models import ReportPdf
+from tests.conftest import make_assessment
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def shared(rules):
+    return make_assessment(name="Board pack 2027")
+
+
+def _pdf_text(content: bytes) -> tuple[int, str]:
+    reader = pypdf.PdfReader(io.BytesIO(content))
+    text = "\n".join(page.extract_text() for page in reader.pages)
+    return len(reader.pages), unicodedata.normalize("NFKC", text)  # "ﬁ" ligatures to "fi"
+
+
+def test_the_report_page_carries_every_answer_and_figure_without_the_site(client, shared):
+    assessment, _edit, view = shared
+    page = client.get(reverse("decider-view-report", args=[view])).content.decode()
+    assert "Board pack 2027" in page
+    assert "Rule set version 1" in page
+    assessment.refresh_from_db()
+    assert 'class="site-header"' not in page and "My assessments" not in page
+    figures = assessment.result["assumptions"]
+    assert all(f"<code>{name}</code>" in page for name in figures)
+    assert all(
+        f["source"][:30] in page.replace("&#x27;", "'").replace("&quot;", '"')
+        for f in figures.values()
+    )
+    assert page.count('data-width="640"') == 4  # every chart at a fixed print size
+
+
+def test_the_report_chooses_letter_or_a4(client, shared):
+    _assessment, _edit, view = shared
+    url = reverse("decider-view-report", args=[view])
+    assert "size: letter" in client.get(url + "?paper=letter").content.decode()
+    assert "size: A4" in client.get(url + "?paper=tabloid").content.decode()
+
+
+@pytest.mark.browser
+def test_the_pdf_is_a_real_pdf_with_the_recommendation_and_sources(client, shared):
+    assessment, _edit, view = shared
+    response = client.get(reverse("decider-view-pdf", args=[view]))
+    assert response["Content-Type"] == "application/pdf"
+    assert 'filename="decider-Board pack 2027.pdf"' in response["Content-Disposition"]
+    content = b"".join(response.streaming_content) if response.streaming else response.content
+    assert content.startswith(b"%PDF-")
+    pages, text = _pdf_text(content)
+    flat = " ".join(text.split())
+    assert pages >= 3
+    assert "Hybrid: own a base, burst to cloud" in flat or "On-premises GPU cluster" in flat
+    assert "Cost figures used" in flat
+    assert "Uptime Institute" in flat  # a source of the cost figures
+    assert f"1 / {pages}" in flat  # page numbers
+
+
+@pytest.mark.browser
+def test_the_pdf_is_made_once_per_version(client, shared, monkeypatch):
+    assessment, edit, view = shared
+    calls = []
+    real = pdf.html_to_pdf
+    monkeypatch.setattr(pdf, "html_to_pdf", lambda html, **kw: calls.append(1) or real(html, **kw))
+    url = reverse("decider-view-pdf", args=[view])
+    first = client.get(url).content
+    assert client.get(url).content == first
+    assert len(calls) == 1
+    # A new answer is a new version of the report.
+    client.post(reverse("decider-rename", args=[edit]), {"name": "Renamed"})
+    client.get(url)
+    assert len(calls) == 2
+    assert ReportPdf.objects.filter(assessment=assessment).count() == 2
+
+
+@pytest.mark.browser
+def test_the_chinese_pdf_prints_chinese(client, shared):
+    _assessment, _edit, view = shared
+    response = client.get(
+        reverse("decider-view-pdf", args=[view]), headers={"Accept-Language": "zh-hans"}
+    )
+    _pages, text = _pdf_text(response.content)
+    assert "推荐" in text or "混合" in text
+
+
+def test_a_pdf_failure_is_a_clear_message_not_a_500(client, shared, monkeypatch):
+    _assessment, _edit, view = shared
+
+    def broken(html, **kwargs):
+        raise pdf.PdfError("Chromium is not installed")
+
+    monkeypatch.setattr(pdf, "html_to_pdf", broken)
+    response = client.get(reverse("decider-view-pdf", args=[view]))
+    assert response.status_code == 503
+    assert "print" in response.content.decode().lower()

@@ -1,0 +1,105 @@
+"""A saved result stays as it was when rules or prices change, until re-scored on purpose."""
+
+import pytest
+from django.urls import reverse
+
+from decider.models import Assumption, RuleSet
+from decider.rulesets import ruleset_draft, ruleset_publish
+from decider.services import assessment_score
+from tests.conftest import make_assessment
+from tests.test_wizard import STEP_POSTS
+
+pytestmark = pytest.mark.django_db
+
+
+def _publish_v2_favouring_cloud() -> RuleSet:
+    draft = ruleset_draft(RuleSet.current())
+    # The source's strongest cloud argument, weighted far up.
+    draft.criteria.filter(key="utilization").update(weight=30)
+    draft.criteria.get(key="stage").options.update(score_cloud=2)
+    return ruleset_publish(draft)
+
+
+@pytest.fixture
+def saved(rules):
+    assessment, edit, view = make_assessment(name="Sent to the board")
+    assessment_score(assessment)
+    return assessment, edit, view
+
+
+def test_a_saved_result_is_unchanged_after_a_new_version_is_published(client, saved):
+    assessment, edit, view = saved
+    before = assessment.result
+    v2 = _publish_v2_favouring_cloud()
+    assert RuleSet.current() == v2
+
+    page = client.get(reverse("decider-view", args=[view])).content.decode()
+    assessment.refresh_from_db()
+    assert assessment.result == before
+    assert assessment.ruleset.version == 1
+    assert "Scored with rule set version 1" in page
+
+
+def test_the_edit_page_says_a_newer_version_exists_and_offers_to_rescore(client, saved):
+    _assessment, edit, _view = saved
+    _publish_v2_favouring_cloud()
+    page = client.get(reverse("decider-result", args=[edit])).content.decode()
+    assert "version 2 is now published" in page
+    assert reverse("decider-rescore", args=[edit]) in page
+
+
+def test_rescoring_shows_old_and_new_side_by_side_before_accepting(client, saved):
+    assessment, edit, _view = saved
+    _publish_v2_favouring_cloud()
+    response = client.get(reverse("decider-rescore", args=[edit]))
+    page = response.content.decode()
+    assert "Saved result (rule set v1)" in page and "Re-scored (rule set v2)" in page
+    assessment.refresh_from_db()
+    assert assessment.ruleset.version == 1  # looking changes nothing
+
+    client.post(reverse("decider-rescore", args=[edit]))
+    assessment.refresh_from_db()
+    assert assessment.ruleset.version == 2
+    assert assessment.result["scoring"]["ruleset_version"] == 2
+
+
+def test_editing_answers_rescores_with_the_pinned_version(client, saved):
+    assessment, edit, _view = saved
+    _publish_v2_favouring_cloud()
+    client.post(
+        reverse("decider-step", args=[edit, "utilization"]),
+        {**STEP_POSTS["utilization"], "gpu_model": assessment.answers["gpu_model"], "next": "1"},
+    )
+    client.get(reverse("decider-result", args=[edit]))
+    assessment.refresh_from_db()
+    assert assessment.answers["utilization_pct"] == 25
+    assert assessment.result["scoring"]["ruleset_version"] == 1
+
+
+def test_a_saved_result_keeps_the_prices_it_used(client, saved):
+    assessment, edit, _view = saved
+    price = assessment.result["assumptions"]["gpu_hour_on_demand"]["value"]
+    Assumption.objects.filter(name="gpu_hour_on_demand").update(value=price * 3)
+
+    client.post(
+        reverse("decider-step", args=[edit, "utilization"]),
+        {**STEP_POSTS["utilization"], "gpu_model": assessment.answers["gpu_model"], "next": "1"},
+    )
+    page = client.get(reverse("decider-result", args=[edit])).content.decode()
+    assessment.refresh_from_db()
+    assert assessment.result["assumptions"]["gpu_hour_on_demand"]["value"] == price
+    assert "Some price figures have changed" in page
+
+    rescore = client.get(reverse("decider-rescore", args=[edit])).content.decode()
+    assert "gpu_hour_on_demand" in rescore
+    client.post(reverse("decider-rescore", args=[edit]))
+    assessment.refresh_from_db()
+    assert assessment.result["assumptions"]["gpu_hour_on_demand"]["value"] == price * 3
+
+
+def test_a_view_link_is_told_of_the_new_version_but_cannot_rescore(client, saved):
+    _assessment, _edit, view = saved
+    _publish_v2_favouring_cloud()
+    page = client.get(reverse("decider-view", args=[view])).content.decode()
+    assert "version 2 is now published" in page
+    assert "/rescore/" not in page
