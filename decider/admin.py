@@ -55,6 +55,7 @@ from decider.rulesets import (
 
 READ_ONLY_NOTE = _("Published versions are read-only: make a draft from this version to change it.")
 OUTCOME_NAMES = dict(OUTCOME_CHOICES)
+CHANGES_SHOWN = 300
 
 
 def _add_problems(form: forms.BaseForm, problems: Iterable[Problem]) -> None:
@@ -240,6 +241,7 @@ class CriterionWeightForm(forms.ModelForm):
     class Meta:
         model = Criterion
         fields = ["weight"]
+        widgets = {"weight": forms.NumberInput(attrs={"step": "any", "style": "width: 6em"})}
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -322,17 +324,23 @@ class CriterionInline(PublishedReadOnly, admin.TabularInline):
     model = Criterion
     form = CriterionInlineForm
     formset = CriterionInlineFormSet
-    fields = ["order", "key", "question", "label_en", "label_zh", "weight", "option_count"]
-    # Options are edited with their criterion, where the question's bands are checked.
-    readonly_fields = ["question", "option_count"]
+    fields = ["order", "key", "label_en", "label_zh", "weight", "option_count"]
+    readonly_fields = ["option_count"]
     extra = 0
     show_change_link = True
     verbose_name = _("criterion")
     verbose_name_plural = _("criteria (open one to edit its answer options)")
 
     def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        # A new criterion needs its options: it is added from the criterion page.
+        # A new criterion needs its options (and its question decides them): it is added
+        # and its question changed on the criterion page, where the options are checked.
         return False
+
+    def formfield_for_dbfield(self, db_field, request, **kwargs):
+        field = super().formfield_for_dbfield(db_field, request, **kwargs)
+        if db_field.name in ("order", "weight"):
+            field.widget.attrs["style"] = "width: 5em"
+        return field
 
     def get_queryset(self, request: HttpRequest) -> QuerySet:
         return super().get_queryset(request).annotate(options_total=Count("options"))
@@ -437,6 +445,7 @@ class RuleSetAdmin(PublishedReadOnly, HistoryAdmin):
             path("<int:pk>/impact/", view(self.impact_view), name="decider_ruleset_impact"),
             path("<int:pk>/publish/", view(self.publish_view), name="decider_ruleset_publish"),
             path("<int:pk>/export/", view(self.export_view), name="decider_ruleset_export"),
+            path("<int:pk>/changes/", view(self.changes_view), name="decider_ruleset_changes"),
             *super().get_urls(),
         ]
 
@@ -557,6 +566,50 @@ class RuleSetAdmin(PublishedReadOnly, HistoryAdmin):
             "problems": ruleset_problems(ruleset_export(ruleset)),
         }
         return TemplateResponse(request, "admin/decider/ruleset/impact.html", context)
+
+    def changes_view(self, request: HttpRequest, pk: int) -> HttpResponse:
+        """Every recorded change to this rule set and its rows, newest first, with who and what."""
+        ruleset = self._get_ruleset(request, pk)
+        criteria = Criterion.history.filter(ruleset_id=pk).values_list("id", flat=True)
+        histories = [
+            RuleSet.history.filter(id=pk),
+            Criterion.history.filter(ruleset_id=pk),
+            Option.history.filter(criterion_id__in=criteria.distinct()),
+            Constraint.history.filter(ruleset_id=pk),
+        ]
+        records = sorted(
+            (r for h in histories for r in h.select_related("history_user")[:CHANGES_SHOWN]),
+            key=lambda r: r.history_date,
+            reverse=True,
+        )[:CHANGES_SHOWN]
+        rows = []
+        for record in records:
+            changes = []
+            if record.history_type == "~" and record.prev_record is not None:
+                delta = record.diff_against(record.prev_record)
+                changes = [
+                    {
+                        "field": record.instance._meta.get_field(c.field).verbose_name,
+                        "old": c.old,
+                        "new": c.new,
+                    }
+                    for c in delta.changes
+                ]
+            rows.append(
+                {
+                    "record": record,
+                    "kind": record.instance._meta.verbose_name,
+                    "changes": changes,
+                }
+            )
+        context = {
+            **self._context(
+                request, ruleset, gettext("Changes to v%(version)d") % {"version": ruleset.version}
+            ),
+            "rows": rows,
+            "limit": CHANGES_SHOWN,
+        }
+        return TemplateResponse(request, "admin/decider/ruleset/changes.html", context)
 
     def export_view(self, request: HttpRequest, pk: int) -> HttpResponse:
         ruleset = self._get_ruleset(request, pk)

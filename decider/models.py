@@ -88,7 +88,9 @@ class RuleSet(models.Model):
 
 
 class Criterion(models.Model):
-    ruleset = models.ForeignKey(RuleSet, on_delete=models.CASCADE, related_name="criteria")
+    ruleset = models.ForeignKey(
+        RuleSet, on_delete=models.CASCADE, related_name="criteria", verbose_name=_("rule set")
+    )
     key = models.SlugField(_("key"), max_length=60)
     question = models.CharField(_("answer it reads"), max_length=60, choices=QUESTION_CHOICES)
     label_en = models.CharField(_("label (English)"), max_length=200)
@@ -117,7 +119,9 @@ class Criterion(models.Model):
 class Option(models.Model):
     """An answer value (choices, yes/no) or a numeric band [lower, upper)."""
 
-    criterion = models.ForeignKey(Criterion, on_delete=models.CASCADE, related_name="options")
+    criterion = models.ForeignKey(
+        Criterion, on_delete=models.CASCADE, related_name="options", verbose_name=_("criterion")
+    )
     value = models.CharField(_("answer value"), max_length=60, blank=True)
     lower = models.FloatField(_("from (inclusive)"), null=True, blank=True)
     upper = models.FloatField(_("to (exclusive)"), null=True, blank=True)
@@ -156,7 +160,9 @@ class Option(models.Model):
 
 
 class Constraint(models.Model):
-    ruleset = models.ForeignKey(RuleSet, on_delete=models.CASCADE, related_name="constraints")
+    ruleset = models.ForeignKey(
+        RuleSet, on_delete=models.CASCADE, related_name="constraints", verbose_name=_("rule set")
+    )
     key = models.SlugField(_("key"), max_length=60)
     question = models.CharField(_("answer it reads"), max_length=60, choices=QUESTION_CHOICES)
     value = models.CharField(_("when the answer is"), max_length=60)

@@ -247,3 +247,19 @@ def test_it_refuses_an_uploaded_rule_set_with_problems(admin_client, v1):
     assert "criterion “stage”, option 1: The score must be from -2 to 2." in html
     assert "Answers from 30 to 35 are not covered by any option." in html
     assert RuleSet.objects.count() == 1
+
+
+def test_the_rule_set_changes_page_lists_who_changed_what(admin_client, draft):
+    url = reverse("admin:decider_criterion_changelist") + f"?ruleset__id__exact={draft.pk}"
+    page = admin_client.get(url)
+    data = changelist_data(page)
+    forms = page.context["cl"].formset.forms
+    index = next(i for i, f in enumerate(forms) if f.instance.key == "utilization")
+    data[f"form-{index}-weight"] = "6"
+    assert admin_client.post(url, data).status_code == 302
+    page = admin_client.get(reverse("admin:decider_ruleset_changes", args=[draft.pk]))
+    newest = page.context["rows"][0]
+    assert str(newest["record"].history_user) == "admin"
+    assert newest["changes"] == [{"field": "weight", "old": 4.0, "new": 6.0}]
+    html = page.content.decode()
+    assert "Expected average GPU utilization" in html and "draft made from v1" in html
