@@ -230,3 +230,26 @@ def test_a_copy_gets_its_own_links_and_leaves_the_original(client, shared):
     copy.refresh_from_db()
     assert copy.answers["gpus"] == 128 and original.answers["gpus"] != 128
     assert Assessment.objects.by_token(view, kind="view").pk == original.pk
+
+
+def test_a_form_on_a_no_referrer_page_posts_with_its_csrf_token(shared):
+    """Browsers send `Origin: null` from no-referrer pages; the token still protects the form."""
+    from django.test import Client
+
+    _assessment, edit, _view = shared
+    browser = Client(enforce_csrf_checks=True)
+    page = browser.get(reverse("decider-result", args=[edit]))
+    token = page.context["csrf_token"]
+    url = reverse("decider-rename", args=[edit])
+    with_token = browser.post(
+        url, {"name": "ok", "csrfmiddlewaretoken": token}, headers={"Origin": "null"}
+    )
+    assert with_token.status_code == 302
+    without = browser.post(url, {"name": "forged"}, headers={"Origin": "null"})
+    assert without.status_code == 403
+    elsewhere = browser.post(
+        url,
+        {"name": "forged", "csrfmiddlewaretoken": token},
+        headers={"Origin": "https://evil.example"},
+    )
+    assert elsewhere.status_code == 403
