@@ -1,6 +1,5 @@
 """Sharing in real Chromium: three people, three fresh browsers, one assessment."""
 
-import re
 
 import pytest
 from playwright.sync_api import expect
