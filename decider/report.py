@@ -19,6 +19,7 @@ from decider.charts import chart_compare, charts_for
 from decider.checklist import checklist_for
 from decider.models import Assessment
 from decider.scoring import OUTCOMES
+from decider.sensitivity import weight_sensitivity
 from decider.services import assessment_costs
 
 OUTCOME_NAMES = {
@@ -259,3 +260,36 @@ TOTAL_LABELS = {
 
 def json_key(value: Any) -> str:
     return json.dumps(value, sort_keys=True)
+
+
+def sensitivity_rows(assessment: Assessment) -> dict[str, Any]:
+    """Per criterion: how far its weight must move to change the recommendation.
+
+    Computed from the rule set the assessment is pinned to and the answers it
+    was scored with (derived ones included), so it explains the result shown.
+    """
+    if assessment.ruleset is None or not assessment.result:
+        return {}
+    language = get_language() or "en"
+    answers = {**assessment.answers, **assessment.result.get("derived", {})}
+    rows = []
+    for item in weight_sensitivity(answers=answers, rulebook=assessment.ruleset.rulebook()):
+        moves = [
+            abs(1 - factor) for factor in (item.down_factor, item.up_factor) if factor is not None
+        ]
+        rows.append(
+            {
+                "label": item.label.get(language),
+                "weight": item.weight,
+                "down_factor": item.down_factor,
+                "down_to": OUTCOME_NAMES.get(item.down_to, ""),
+                "up_factor": item.up_factor,
+                "up_to": OUTCOME_NAMES.get(item.up_to, ""),
+                "closest": min(moves) if moves else None,
+            }
+        )
+    rows.sort(key=lambda r: (r["closest"] is None, r["closest"] or 0, r["label"]))
+    return {
+        "flips": [r for r in rows if r["closest"] is not None],
+        "steady": [r["label"] for r in rows if r["closest"] is None],
+    }

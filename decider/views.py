@@ -334,6 +334,7 @@ def result(request: HttpRequest, token: str) -> HttpResponse:
     context |= {
         "token": token,
         "can_edit": True,
+        "sensitivity": report.sensitivity_rows(assessment),
         "links": _links(request, assessment, token),
         "name_form": NameForm(initial={"name": assessment.name}),
         "newer": services.newer_basis(assessment),
@@ -349,7 +350,12 @@ def shared_result(request: HttpRequest, token: str) -> HttpResponse:
         return early
     _remember(request, token, kind="view")
     context = report.result_context(assessment, currency=currency_of(request))
-    context |= {"token": token, "can_edit": False, "newer": services.newer_basis(assessment)}
+    context |= {
+        "token": token,
+        "can_edit": False,
+        "newer": services.newer_basis(assessment),
+        "sensitivity": report.sensitivity_rows(assessment),
+    }
     return render(request, "decider/result.html", context)
 
 
@@ -388,6 +394,7 @@ def _report_context(
         "kind": kind,
         "paper": paper if paper in pdf.PAPERS else "a4",
         "pdf_url": reverse(f"decider-{kind}-pdf", args=[token]),
+        "sensitivity": report.sensitivity_rows(assessment),
     }
     return context
 

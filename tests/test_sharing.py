@@ -6,7 +6,7 @@ import pytest
 from django.urls import reverse
 
 from decider.models import Assessment, token_hash
-from tests.conftest import make_assessment
+from tests.conftest import make_answers, make_assessment
 from tests.test_wizard import STEP_POSTS
 
 pytestmark = pytest.mark.django_db
@@ -253,3 +253,27 @@ def test_a_form_on_a_no_referrer_page_posts_with_its_csrf_token(shared):
         headers={"Origin": "https://evil.example"},
     )
     assert elsewhere.status_code == 403
+
+
+def test_the_result_page_shows_how_far_each_weight_must_move(client, rules):
+    # A close call (inference at 70 % utilization: on-prem by 0.6 points).
+    _assessment, edit, _view = make_assessment(
+        answers=make_answers("inference", utilization_pct=70)
+    )
+    response = client.get(reverse("decider-result", args=[edit]))
+    sensitivity = response.context["sensitivity"]
+    page = response.content.decode()
+    assert "weight sensitivity" in page
+    flips = sensitivity["flips"]
+    assert flips, "a close call has weights it hangs on"
+    assert [r["closest"] for r in flips] == sorted(r["closest"] for r in flips)
+    for row in flips:
+        factor = row["down_factor"] if row["down_factor"] is not None else row["up_factor"]
+        assert f"at {factor:.2f}×" in page
+
+
+def test_a_strong_lead_says_no_weight_changes_it(client, shared):
+    _assessment, edit, _view = shared
+    response = client.get(reverse("decider-result", args=[edit]))  # hybrid by 18 points
+    assert response.context["sensitivity"]["flips"] == []
+    assert 'id="sensitivity-none"' in response.content.decode()
