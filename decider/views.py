@@ -79,6 +79,11 @@ def _forget(request: HttpRequest, token: str, *, kind: str) -> None:
 
 def _recent(request: HttpRequest) -> list[dict[str, Any]]:
     """The assessments behind this browser's links; revoked links drop out."""
+    if legacy := request.session.pop("assessments", None):  # edit tokens, before "recent"
+        request.session["recent"] = [
+            *request.session.get("recent", []),
+            *(f"edit:{token}" for token in legacy),
+        ][:RECENT_LIMIT]
     entries = [e.split(":", 1) for e in request.session.get("recent", [])]
     hashes = {kind: [token_hash(t) for k, t in entries if k == kind] for kind in ("edit", "view")}
     by_edit = {a.edit_hash: a for a in Assessment.objects.filter(edit_hash__in=hashes["edit"])}

@@ -3,6 +3,7 @@
 import json
 
 import pytest
+from django.conf import settings
 from django.urls import reverse
 
 from decider.models import Assessment, token_hash
@@ -277,3 +278,12 @@ def test_a_strong_lead_says_no_weight_changes_it(client, shared):
     response = client.get(reverse("decider-result", args=[edit]))  # hybrid by 18 points
     assert response.context["sensitivity"]["flips"] == []
     assert 'id="sensitivity-none"' in response.content.decode()
+
+
+def test_links_kept_by_the_earlier_version_of_the_list_still_show(client, shared):
+    _assessment, edit, _view = shared
+    session = client.session
+    session["assessments"] = [edit]  # how the list was kept before view links were listed
+    session.save()
+    client.cookies[settings.SESSION_COOKIE_NAME] = session.session_key  # signed-cookie sessions
+    assert "Board pack 2027" in client.get(reverse("decider-mine")).content.decode()
