@@ -7,11 +7,7 @@ Run as `.venv/bin/python benchmarks/bench_costs.py [--write]`; `--write` replace
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import json
-import os
-import platform
-import re
 import statistics
 import sys
 import time
@@ -27,6 +23,7 @@ from django.conf import settings  # noqa: E402
 settings.configure(USE_I18N=False)
 django.setup()
 
+from benchmarks.common import machine_lines, section_write  # noqa: E402
 from decider.charts import charts_for  # noqa: E402
 from decider.costs import Assumption, CostAnswers, costs_compute  # noqa: E402
 
@@ -99,15 +96,6 @@ def measure() -> tuple[float, list[tuple[int, float, float]]]:
     return baseline, rows
 
 
-def cpu_model() -> str:
-    try:
-        text = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return platform.processor() or "unknown"
-    match = re.search(r"^model name\s*:\s*(.+)$", text, re.MULTILINE)
-    return match.group(1).strip() if match else (platform.processor() or "unknown")
-
-
 def table(baseline: float, rows: list[tuple[int, float, float]]) -> str:
     lines = [
         "| Horizon (months) | costs_compute (ms) | × baseline | "
@@ -128,7 +116,6 @@ def section(baseline: float, rows: list[tuple[int, float, float]]) -> str:
     worst_figures = max(figures for _, _, figures in rows)
     model_ok = worst_model < MODEL_TARGET_MS
     figures_ok = worst_figures < FIGURES_TARGET_MS
-    now = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     return "\n".join(
         [
             SECTION,
@@ -140,10 +127,7 @@ def section(baseline: float, rows: list[tuple[int, float, float]]) -> str:
             "",
             table(baseline, rows),
             "",
-            f"- Date: {now}",
-            f"- Platform: {platform.platform()}",
-            f"- CPU: {cpu_model()} ({os.cpu_count()} cores)",
-            f"- Python: {platform.python_version()}",
+            *machine_lines(),
             f"- Target: costs_compute < {MODEL_TARGET_MS:.0f} ms — "
             f"{'met' if model_ok else 'not met'} (worst {worst_model:.2f} ms)",
             f"- Target: with figures < {FIGURES_TARGET_MS:.0f} ms — "
@@ -151,17 +135,6 @@ def section(baseline: float, rows: list[tuple[int, float, float]]) -> str:
             "",
         ]
     )
-
-
-def write(text: str) -> None:
-    old = DOC.read_text(encoding="utf-8") if DOC.exists() else "# Benchmarks\n"
-    pattern = re.compile(rf"^{re.escape(SECTION)}\n.*?(?=^## |\Z)", re.MULTILINE | re.DOTALL)
-    if pattern.search(old):
-        new = pattern.sub(lambda _: text + "\n", old, count=1)
-    else:
-        new = old.rstrip("\n") + "\n\n" + text
-    DOC.parent.mkdir(parents=True, exist_ok=True)
-    DOC.write_text(new.rstrip("\n") + "\n", encoding="utf-8")
 
 
 def main() -> None:
@@ -172,7 +145,7 @@ def main() -> None:
     text = section(baseline, rows)
     print(text)
     if args.write:
-        write(text)
+        section_write(SECTION, text)
         print(f"wrote {DOC.relative_to(ROOT)}")
 
 

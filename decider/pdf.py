@@ -100,19 +100,26 @@ def html_to_pdf(html: str, *, paper: str = "a4", timeout_ms: int = 20_000) -> by
                     executable_path=settings.CHROMIUM_PATH, args=CHROMIUM_ARGS
                 )
                 try:
-                    page = browser.new_page()
-                    page.route("**/*", route)
-                    page.goto(f"{ORIGIN}/report", timeout=timeout_ms)
-                    page.wait_for_function(
-                        "document.body.dataset.chartsReady === 'true'", timeout=timeout_ms
-                    )
-                    page.emulate_media(media="print")
-                    return page.pdf(
-                        format=PAPERS.get(paper, "A4"),
-                        print_background=True,
-                        prefer_css_page_size=True,
-                    )
+                    return _print(browser.new_page(), route, paper, timeout_ms)
                 finally:
                     browser.close()
         except Error as error:
             raise PdfError(f"Chromium could not render the report: {error}") from error
+
+
+def _print(page, route, paper: str, timeout_ms: int) -> bytes:
+    from playwright.sync_api import Error
+
+    problems: list[str] = []
+    page.on("pageerror", lambda error: problems.append(str(error)))
+    page.on("requestfailed", lambda request: problems.append(f"refused {request.url}"))
+    page.route("**/*", route)
+    try:
+        page.goto(f"{ORIGIN}/report", timeout=timeout_ms)
+        page.wait_for_function("document.body.dataset.chartsReady === 'true'", timeout=timeout_ms)
+    except Error as error:
+        raise Error(f"{error.message} ({'; '.join(problems[:5]) or 'no page errors'})") from error
+    page.emulate_media(media="print")
+    return page.pdf(
+        format=PAPERS.get(paper, "A4"), print_background=True, prefer_css_page_size=True
+    )
