@@ -14,8 +14,10 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
+from django.db.models import Func, JSONField
 
 from decider import scoring
+from decider.models import Assessment, RuleSet
 
 EXAMPLES = 5
 _MISSING = object()
@@ -172,25 +174,52 @@ def impact_compute(
 CHUNK = 2000
 
 
-def ruleset_impact(ruleset) -> Impact:
-    """Re-score every saved result with `ruleset` (typically a draft) and compare.
+class _SavedOutcome(Func):
+    """[result.scoring.recommendation, result.derived] as one small JSON array.
 
-    Only the saved recommendation and derived answers are read out of each
-    result: the full snapshot carries every contribution's reasons in two
-    languages (tens of kB), and decoding it would cost more than the scoring.
+    A result snapshot carries every contribution's reasons in two languages
+    (tens of kB), so decoding whole snapshots would cost more than the scoring.
+    SQLite's JSON_EXTRACT takes both paths in one parse; Django's key
+    transforms would parse each document three times per key there.
     """
-    from decider.models import Assessment
 
-    scored = Assessment.objects.filter(result__isnull=False).order_by("id")
+    template = "JSON_EXTRACT(%(expressions)s, '$.scoring.recommendation', '$.derived')"
+    output_field = JSONField()
+
+    def as_postgresql(self, compiler, connection, **extra_context):
+        return self.as_sql(
+            compiler,
+            connection,
+            template="JSONB_BUILD_ARRAY(%(expressions)s -> 'scoring' -> 'recommendation', "
+            "%(expressions)s -> 'derived')",
+            **extra_context,
+        )
+
+
+def saved_rows() -> tuple[list[tuple[int, dict[str, Any], str | None]], int]:
+    """impact_compute's rows for every scored assessment, and how many are stale.
+
+    Stale: saved before results kept their derived answers; they are compared
+    without a cost verdict.
+    """
     rows = []
     stale = 0
-    for assessment_id, answers, old, derived in scored.values_list(
-        "id", "answers", "result__scoring__recommendation", "result__derived"
-    ).iterator(chunk_size=CHUNK):
+    scored = Assessment.objects.filter(result__isnull=False).order_by("id")
+    for assessment_id, answers, (old, derived) in (
+        scored.annotate(saved=_SavedOutcome("result"))
+        .values_list("id", "answers", "saved")
+        .iterator(chunk_size=CHUNK)
+    ):
         if not isinstance(derived, dict):
             stale += 1
             derived = {}
         rows.append((assessment_id, {**answers, **derived}, old))
+    return rows, stale
+
+
+def ruleset_impact(ruleset: RuleSet) -> Impact:
+    """Re-score every saved result with `ruleset` (typically a draft) and compare."""
+    rows, stale = saved_rows()
     impact = impact_compute(rows=rows, rulebook=ruleset.rulebook())
     skipped = Assessment.objects.filter(result__isnull=True).count()
     return replace(impact, skipped=skipped, stale=stale)

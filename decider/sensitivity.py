@@ -170,8 +170,8 @@ def _first_change(
             continue
         nudge = _NUDGE * abs(p or start)
         past, before = exact(p + ahead * nudge), exact(p - ahead * nudge) if p != start else winner
-        if past != winner and before == winner and abs(q - p) > 2 * nudge:
-            return p, past
+        if past != winner and before == winner:
+            return p, past  # what shows just past p, even if a sliver before it differs
         # Too close to call in floats: find the change with the engine's own arithmetic.
         if exact(middle) == winner:
             still = middle

@@ -48,8 +48,10 @@ def check(answers, rulebook, factors=(0, 3), scan=60):
                 limit = factor
             # Nothing changes between the current weight and the reported factor (or the end).
             if s.weight:
-                for j in range(1, scan):
-                    f = 1 + (limit - 1) * j / scan
+                for j in range(1, scan + 1):
+                    # Off the round factors: where two outcomes tie exactly on a rounding
+                    # boundary, the engine's last-bit noise decides at that one point.
+                    f = 1 + (limit - 1) * (j - 0.3183) / scan
                     assert rescored(answers, rulebook, s.criterion, f) == now, (s, f)
 
 
@@ -174,7 +176,7 @@ def books_and_answers(draw):
             f"r{i}",
             f"q{i}",
             Text("x", "x"),
-            draw(st.one_of(st.sampled_from([0, 1, 2, 3, 0.5, 1.5]), st.floats(0, 5))),
+            draw(st.one_of(st.sampled_from([0, 1, 2, 3, 0.5, 1.5]), st.floats(1e-3, 5))),
             (Band(draw(scores_st), Text("r", "r"), Text("l", "l"), value="x"),),
         )
         for i in range(n)
