@@ -17,8 +17,8 @@ from __future__ import annotations
 import hashlib
 import json
 import mimetypes
-import threading
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from django.conf import settings
@@ -34,9 +34,10 @@ KEEP_PER_ASSESSMENT = 8
 ORIGIN = "http://decider.report"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run"]
 
-# One Chromium at a time per process: a burst of downloads queues instead of
-# starting a browser per request.
-_lock = threading.Lock()
+# One Chromium at a time per process, in a thread of its own: a burst of
+# downloads queues instead of starting a browser per request, and Playwright's
+# sync API never meets an event loop of the calling thread (ASGI, tests).
+_printer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="decider-pdf")
 
 
 class PdfError(RuntimeError):
@@ -93,7 +94,7 @@ def html_to_pdf(html: str, *, paper: str = "a4", timeout_ms: int = 20_000) -> by
                 return route.fulfill(body=file.read_bytes(), content_type=content_type)
         return route.abort()
 
-    with _lock:
+    def render() -> bytes:
         try:
             with sync_playwright() as playwright:
                 browser = playwright.chromium.launch(
@@ -105,6 +106,8 @@ def html_to_pdf(html: str, *, paper: str = "a4", timeout_ms: int = 20_000) -> by
                     browser.close()
         except Error as error:
             raise PdfError(f"Chromium could not render the report: {error}") from error
+
+    return _printer.submit(render).result()
 
 
 def _print(page, route, paper: str, timeout_ms: int) -> bytes:

@@ -1,24 +1,13 @@
 """An admin in real Chromium: draft, change a weight, preview the impact, publish."""
 
 import pytest
-from playwright.sync_api import expect, sync_playwright
+from playwright.sync_api import expect
 
 from decider.models import Assessment, RuleSet
 from decider.services import assessment_score
-from tests.conftest import make_answers, make_assessment
-from tests.test_browser import ARGS, CHROMIUM, new_page
+from tests.conftest import make_answers, make_assessment, new_page
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-
-@pytest.fixture(scope="module")
-def browser():
-    # Closed at the end of this module: one thread can run one Playwright at a time, and
-    # tests/test_browser.py keeps its own open for the rest of the session.
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield browser
-        browser.close()
 
 
 def scored(persona: str) -> Assessment:

@@ -1,10 +1,9 @@
 """Sharing in real Chromium: three people, three fresh browsers, one assessment."""
 
-
 import pytest
 from playwright.sync_api import expect
 
-from tests.test_browser import browser, new_page  # noqa: F401 - the session's Chromium
+from tests.conftest import new_page
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -24,7 +23,7 @@ def _create_and_name(page, live_server) -> tuple[str, str]:
     return page.locator("#edit-link").input_value(), page.locator("#view-link").input_value()
 
 
-def test_one_shares_a_second_only_reads_a_third_edits(browser, live_server, rules):  # noqa: F811
+def test_one_shares_a_second_only_reads_a_third_edits(browser, live_server, rules):
     cto = new_page(browser)
     edit_url, view_url = _create_and_name(cto, live_server)
     assert edit_url != view_url and "/v/" in view_url
@@ -66,7 +65,7 @@ def test_one_shares_a_second_only_reads_a_third_edits(browser, live_server, rule
     expect(finance.locator("main form")).to_have_count(0)
 
 
-def test_a_revoked_view_link_stops_working_in_the_other_browser(browser, live_server, rules):  # noqa: F811
+def test_a_revoked_view_link_stops_working_in_the_other_browser(browser, live_server, rules):
     cto = new_page(browser)
     _edit_url, view_url = _create_and_name(cto, live_server)
     reader = new_page(browser)
@@ -88,7 +87,7 @@ def _plots_fit(page, width: int) -> None:
         assert box["x"] >= 0 and box["x"] + box["width"] <= width, (index, box)
 
 
-def test_print_preview_keeps_the_charts_inside_the_page(browser, live_server, rules):  # noqa: F811
+def test_print_preview_keeps_the_charts_inside_the_page(browser, live_server, rules):
     page = new_page(browser)
     _edit_url, view_url = _create_and_name(page, live_server)
     page.set_viewport_size({"width": A4_WIDTH_PX, "height": 1123})
