@@ -126,9 +126,9 @@ class PublishedReadOnly:
         # Inlines get the parent as obj; model admins get no obj.
         if obj is not None and _is_published(obj):
             return False
-        if obj is None:
-            return super().has_add_permission(request)
-        return super().has_add_permission(request, obj)
+        if isinstance(self, admin.options.InlineModelAdmin):
+            return super().has_add_permission(request, obj)
+        return super().has_add_permission(request)
 
 
 class HistoryAdmin(SimpleHistoryAdmin):
@@ -416,7 +416,11 @@ class RuleSetAdmin(PublishedReadOnly, HistoryAdmin):
 
     # Actions on the list
 
-    @admin.action(description=_("Make a draft from this version"))
+    def has_draft_permission(self, request: HttpRequest) -> bool:
+        # A draft is a new rule set: the "add" permission (has_add_permission is off).
+        return request.user.has_perm("decider.add_ruleset")
+
+    @admin.action(description=_("Make a draft from this version"), permissions=["draft"])
     def make_draft(self, request: HttpRequest, queryset: QuerySet) -> None:
         for ruleset in queryset.order_by("version"):
             draft = ruleset_draft(ruleset)

@@ -130,6 +130,27 @@ def test_the_list_action_makes_a_draft_too(admin_client, v1):
     assert without_version(ruleset_export(draft)) == without_version(ruleset_export(v1))
 
 
+def test_a_staff_member_who_may_only_view_cannot_make_drafts(client, django_user_model, v1):
+    from django.contrib.auth.models import Permission
+
+    viewer = django_user_model.objects.create_user("viewer", password="pw-Decider-1", is_staff=True)
+    viewer.user_permissions.add(*Permission.objects.filter(codename__startswith="view_"))
+    client.force_login(viewer)
+    page = client.get(reverse("admin:decider_ruleset_changelist")).content.decode()
+    assert "make_draft" not in page
+    client.post(
+        reverse("admin:decider_ruleset_changelist"),
+        {"action": "make_draft", "_selected_action": [v1.pk]},
+    )
+    assert client.post(reverse("admin:decider_ruleset_draft", args=[v1.pk])).status_code == 403
+    assert RuleSet.objects.count() == 1
+
+
+def test_the_add_criterion_page_opens(admin_client, draft):
+    response = admin_client.get(reverse("admin:decider_criterion_add"))
+    assert response.status_code == 200
+
+
 def test_it_edits_a_draft_weight_in_the_list(admin_client, v1, draft):
     url = reverse("admin:decider_criterion_changelist") + f"?ruleset__id__exact={draft.pk}"
     page = admin_client.get(url)
