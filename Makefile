@@ -49,6 +49,7 @@ messages:
 
 bench: setup
 	$(BIN)/python benchmarks/bench_costs.py --write
+	$(BIN)/python benchmarks/bench_impact.py --write
 
 clean:
 	rm -rf $(VENV) staticfiles db.sqlite3
