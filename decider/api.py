@@ -19,6 +19,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from decider import answers as questionnaire
 from decider import costs, services
+from decider.forms import name_clean
 from decider.models import Assessment
 
 MAX_NAME = 120
@@ -46,6 +47,7 @@ def assessments(request: HttpRequest) -> HttpResponse:
         name = raw.get("name", "")
         if not isinstance(name, str) or len(name) > MAX_NAME:
             return _errors({"name": f"must be text of at most {MAX_NAME} characters"})
+        name = name_clean(name)
         raw = raw["answers"]
     answers, errors = questionnaire.answers_validate(
         raw, cost_names=frozenset(costs.ASSUMPTION_NAMES)

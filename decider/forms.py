@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Mapping
 from typing import Any
 
@@ -150,5 +151,15 @@ class StartForm(forms.Form):
         ]
 
 
+def name_clean(text: str) -> str:
+    """A name on one line: control characters (newlines, tabs) become spaces."""
+    return " ".join(
+        "".join(" " if unicodedata.category(ch)[0] == "C" else ch for ch in text).split()
+    )
+
+
 class NameForm(forms.Form):
     name = forms.CharField(label=_("Name"), max_length=120, required=False)
+
+    def clean_name(self) -> str:
+        return name_clean(self.cleaned_data["name"])

@@ -6,13 +6,14 @@ class NoReferrerCsrfViewMiddleware(CsrfViewMiddleware):
 
     Shared pages must not leak their capability URL, so they send no
     referrer; browsers then also send `Origin: null` on the page's own form
-    posts, which Django's origin check refuses. For that one value we skip
-    the origin check and rely on the rest of the protection: the CSRF token
-    (its cookie is SameSite=Lax, so a cross-site post does not carry it).
-    Any real origin is still checked as usual.
+    posts, which Django's origin check refuses. For that one value, when the
+    browser does not say the post came from another site (`Sec-Fetch-Site`),
+    we skip the origin check and rely on the rest of the protection: the
+    CSRF token (its cookie is SameSite=Lax, so a cross-site post does not
+    carry it). Any real origin is still checked as usual.
     """
 
     def _origin_verified(self, request):
         if request.META.get("HTTP_ORIGIN") == "null":
-            return True
+            return request.META.get("HTTP_SEC_FETCH_SITE", "same-origin") == "same-origin"
         return super()._origin_verified(request)

@@ -50,11 +50,15 @@ def evaluate_now(answers: dict[str, Any], *, currency: str = "USD") -> tuple[Rul
 
 
 def pinned_figures(assessment: Assessment) -> dict[str, costs.Assumption] | None:
-    """The price figures (before the user's own overrides) the assessment was scored with."""
+    """The price figures (before the user's own overrides) the assessment was scored with.
+
+    Names the snapshot lacks (a figure added since) take the current value.
+    """
     snapshot = assessment.result or {}
-    if "figures" not in snapshot or snapshot.get("gpu_model") != assessment.answers["gpu_model"]:
+    gpu_model = assessment.answers.get("gpu_model")
+    if "figures" not in snapshot or snapshot.get("gpu_model") != gpu_model:
         return None  # never scored, or the GPU model changed: its figures do not apply
-    return assumptions_from_dict(snapshot["figures"])
+    return {**Assumption.for_gpu_model(gpu_model), **assumptions_from_dict(snapshot["figures"])}
 
 
 def needs_scoring(assessment: Assessment) -> bool:

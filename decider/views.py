@@ -6,10 +6,12 @@ from functools import wraps
 from typing import Any
 
 from django.contrib import messages
+from django.db.models import F
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils import timezone
+from django.utils.http import content_disposition_header, url_has_allowed_host_and_scheme
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -102,6 +104,10 @@ def _recent(request: HttpRequest) -> list[dict[str, Any]]:
                 "url": reverse(
                     "decider-result" if kind == "edit" else "decider-view", args=[token]
                 ),
+                # Comparisons go by view links: a compare URL passed on grants no edit rights.
+                "compare_token": (
+                    assessment.view_token(edit_token=token) if kind == "edit" else token
+                ),
                 "recommendation": report.OUTCOME_NAMES.get(assessment.recommendation, ""),
             }
         )
@@ -120,6 +126,7 @@ def currency_of(request: HttpRequest) -> str:
 # --- start and the wizard ---------------------------------------------------------
 
 
+@shared_page
 @require_http_methods(["GET", "POST"])
 def home(request: HttpRequest) -> HttpResponse:
     form = StartForm(request.POST or None)
@@ -134,6 +141,7 @@ def home(request: HttpRequest) -> HttpResponse:
     return render(request, "decider/home.html", context)
 
 
+@shared_page
 @require_GET
 def mine(request: HttpRequest) -> HttpResponse:
     return render(request, "decider/mine.html", {"recent": _recent(request)})
@@ -155,11 +163,14 @@ def _step_form(step: questionnaire.Step, assessment: Assessment, data=None) -> S
     }
     form_class = STEP_FORMS[step.slug]
     if form_class is BudgetForm:
-        gpu_model = assessment.answers.get("gpu_model", "h100")
+        # The figures the result is scored with: the pinned ones once scored.
+        figures = services.pinned_figures(assessment) or Assumption.for_gpu_model(
+            assessment.answers.get("gpu_model", "h100")
+        )
         form = BudgetForm(
             data,
             initial=initial,
-            assumptions=Assumption.for_gpu_model(gpu_model),
+            assumptions=figures,
             overrides=assessment.answers.get("costs", {}),
         )
     else:
@@ -180,47 +191,68 @@ def _submitted(step: questionnaire.Step, form: StepForm) -> dict[str, Any]:
 
 
 def _posted_base(request: HttpRequest) -> tuple[int | None, dict[str, Any] | None]:
+    """The version and answers the submitted form was drawn with (None: not sent)."""
     try:
-        return int(request.POST["revision"]), json.loads(request.POST["base"])
+        revision, base = int(request.POST["revision"]), json.loads(request.POST["base"])
     except (KeyError, ValueError, TypeError):
         return None, None
+    return (revision, base) if isinstance(base, dict) else (None, None)
 
 
 def _save_step(
     request: HttpRequest, step: questionnaire.Step, assessment: Assessment, form: StepForm
-) -> bool:
-    """Record the step's valid answers; False when they clash with someone else's edit.
+) -> dict[str, Any]:
+    """Record the step's valid answers; return the ones that clash with someone else's edit.
 
     Invalid fields keep their previous answer. When the assessment changed
-    since the form was drawn, only the answers this person changed are
-    written; an answer both people changed is not written but shown back
-    with both values, so nothing is lost silently.
+    since the form was drawn, the answers are merged (`answers_merge`): an
+    answer both people changed is not written, so nothing is lost silently.
+    The write only lands on the version it was merged against; if another
+    save got in first, the merge runs again against it.
     """
     form.is_valid()
     mine = _submitted(step, form)
     revision, base = _posted_base(request)
-    stored = _step_values(step, assessment.answers)
-    conflicts = {}
-    if revision is not None and revision != assessment.revision and base is not None:
-        changed_by_me = {k: v for k, v in mine.items() if base.get(k) != v}
-        conflicts = {
-            k: stored.get(k)
-            for k, v in changed_by_me.items()
-            if stored.get(k) != base.get(k) and stored.get(k) != v
-        }
-        mine = {k: v for k, v in changed_by_me.items() if k not in conflicts}
-    answers = {**assessment.answers, **mine}
-    if not answers.get("costs"):
-        answers.pop("costs", None)
-    if answers != assessment.answers:
-        assessment.answers = answers
-        assessment.revision += 1
-        assessment.save(update_fields=["answers", "revision", "updated_at"])
-    if conflicts:
-        _show_conflicts(form, conflicts)
-        form.base = _step_values(step, assessment.answers)
-        form.revision = assessment.revision
-    return not conflicts
+    for _attempt in range(5):
+        conflicts: dict[str, Any] = {}
+        changes = mine
+        if revision is not None and revision != assessment.revision:
+            stored = _step_values(step, assessment.answers)
+            changes, conflicts = questionnaire.answers_merge(base=base, mine=mine, stored=stored)
+        answers = {**assessment.answers, **changes}
+        if not answers.get("costs"):
+            answers.pop("costs", None)
+        if answers == assessment.answers:
+            return conflicts
+        written = Assessment.objects.filter(pk=assessment.pk, revision=assessment.revision).update(
+            answers=answers, revision=F("revision") + 1, updated_at=timezone.now()
+        )
+        if written:
+            assessment.answers, assessment.revision = answers, assessment.revision + 1
+            return conflicts
+        assessment.refresh_from_db()
+        if revision is None:  # a client without a version: last write wins
+            continue
+    raise SaveContention("The assessment is being changed too often to save; try again.")
+
+
+class SaveContention(RuntimeError):
+    pass
+
+
+def _conflict_form(
+    request: HttpRequest, step: questionnaire.Step, assessment: Assessment, conflicts: dict
+) -> StepForm:
+    """The step as saved now, with this person's values kept only where both changed."""
+    saved = _step_form(step, assessment)
+    data = {name: saved[name].value() for name in saved.fields}
+    for name in saved.fields:
+        if name in conflicts or (name.startswith("cost_") and "costs" in conflicts):
+            data[name] = request.POST.get(name, "")
+    form = _step_form(step, assessment, data=data)
+    form.is_valid()
+    _show_conflicts(form, conflicts)
+    return form
 
 
 def _show_conflicts(form: StepForm, conflicts: dict[str, Any]) -> None:
@@ -257,8 +289,10 @@ def step(request: HtmxHttpRequest, token: str, slug: str) -> HttpResponse:
         form = _step_form(current, assessment, data=request.POST)
         going_back = "back" in request.POST
         if going_back or form.is_valid():
-            if _save_step(request, current, assessment, form):
-                return _after_step(request, assessment, index, going_back)
+            conflicts = _save_step(request, current, assessment, form)
+            if not conflicts:
+                return _after_step(request, token, assessment, index, going_back)
+            form = _conflict_form(request, current, assessment, conflicts)
         else:
             form.revision, form.base = _posted_base(request)
     else:
@@ -267,9 +301,8 @@ def step(request: HtmxHttpRequest, token: str, slug: str) -> HttpResponse:
 
 
 def _after_step(
-    request: HtmxHttpRequest, assessment: Assessment, index: int, going_back: bool
+    request: HtmxHttpRequest, token: str, assessment: Assessment, index: int, going_back: bool
 ) -> HttpResponse:
-    token = request.resolver_match.kwargs["token"]
     if going_back:
         target = questionnaire.STEPS[max(index - 1, 0)]
     elif index + 1 < len(questionnaire.STEPS):
@@ -328,40 +361,35 @@ def _links(request: HttpRequest, assessment: Assessment, edit_token: str) -> dic
     }
 
 
-@shared_page
-@require_GET
-def result(request: HttpRequest, token: str) -> HttpResponse:
-    assessment = _get_editable(token)
-    if (early := _scored(request, assessment, token, "edit")) is not None:
+def _result_page(request: HttpRequest, assessment: Assessment, token: str, kind: str):
+    if (early := _scored(request, assessment, token, kind)) is not None:
         return early
-    _remember(request, token)
+    _remember(request, token, kind=kind)
     context = report.result_context(assessment, currency=currency_of(request))
     context |= {
         "token": token,
-        "can_edit": True,
-        "sensitivity": report.sensitivity_rows(assessment),
-        "links": _links(request, assessment, token),
-        "name_form": NameForm(initial={"name": assessment.name}),
+        "can_edit": kind == "edit",
         "newer": services.newer_basis(assessment),
+        "sensitivity": report.sensitivity_rows(assessment),
     }
+    if kind == "edit":
+        context |= {
+            "links": _links(request, assessment, token),
+            "name_form": NameForm(initial={"name": assessment.name}),
+        }
     return render(request, "decider/result.html", context)
+
+
+@shared_page
+@require_GET
+def result(request: HttpRequest, token: str) -> HttpResponse:
+    return _result_page(request, _get_editable(token), token, "edit")
 
 
 @shared_page
 @require_GET
 def shared_result(request: HttpRequest, token: str) -> HttpResponse:
-    assessment = _get_shared(token, "view")
-    if (early := _scored(request, assessment, token, "view")) is not None:
-        return early
-    _remember(request, token, kind="view")
-    context = report.result_context(assessment, currency=currency_of(request))
-    context |= {
-        "token": token,
-        "can_edit": False,
-        "newer": services.newer_basis(assessment),
-        "sensitivity": report.sensitivity_rows(assessment),
-    }
-    return render(request, "decider/result.html", context)
+    return _result_page(request, _get_shared(token, "view"), token, "view")
 
 
 @shared_page
@@ -421,9 +449,9 @@ def report_pdf(request: HttpRequest, token: str, kind: str) -> HttpResponse:
     except pdf.PdfError:
         context["pdf_failed"] = True
         return render(request, "decider/pdf_failed.html", context, status=503)
-    filename = f"decider-{(assessment.name or 'assessment')[:40]}.pdf".replace('"', "")
+    filename = f"decider-{(assessment.name or 'assessment')[:40]}.pdf"
     response = HttpResponse(document, content_type="application/pdf")
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    response["Content-Disposition"] = content_disposition_header(True, filename)
     return response
 
 

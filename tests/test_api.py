@@ -126,3 +126,8 @@ def test_the_openapi_document_describes_both_endpoints_from_the_questionnaire(cl
     properties = spec["components"]["schemas"]["Answers"]["properties"]
     assert properties["utilization_pct"]["maximum"] == 100
     assert "all" in properties["residency"]["enum"]
+
+
+def test_a_name_with_a_newline_is_kept_on_one_line(client, rules):
+    data = _post(client, {"name": "Plan\nB", "answers": make_answers()}).json()
+    assert data["name"] == "Plan B"

@@ -3,6 +3,7 @@
 import pytest
 from django.urls import reverse
 
+from decider.models import Assessment
 from tests.conftest import make_answers, make_assessment
 
 pytestmark = pytest.mark.django_db
@@ -59,3 +60,12 @@ def test_the_compare_page_lists_my_assessments_to_pick_from(client, pair):
     client.get(reverse("decider-result", args=[lab_edit]))
     page = client.get(reverse("decider-compare")).content.decode()
     assert 'type="checkbox" name="a"' in page and "Lab cluster" in page
+
+
+def test_the_compare_choices_carry_view_links_not_edit_links(client, pair):
+    lab_edit, _start_view = pair
+    client.get(reverse("decider-result", args=[lab_edit]))
+    page = client.get(reverse("decider-mine")).content.decode()
+    assert f'value="{lab_edit}"' not in page
+    lab = Assessment.objects.by_token(lab_edit, kind="edit")
+    assert f'value="{lab.view_token(edit_token=lab_edit)}"' in page

@@ -119,3 +119,49 @@ def test_step_posts_without_a_version_still_save(client, assessment):
     assert response.status_code == 302
     obj.refresh_from_db()
     assert obj.answers["utilization_pct"] == 25
+
+
+def test_submitting_again_after_a_conflict_keeps_the_others_untouched_answers(client, assessment):
+    """A changes utilization and GPUs; B changes only GPUs. B's second submit must keep A's 40 %."""
+    obj, edit = assessment
+    url = reverse("decider-step", args=[edit, "utilization"])
+    a = _drawn_form(client, edit, "utilization")
+    b = _drawn_form(client, edit, "utilization")
+    client.post(url, {**a, "utilization_pct": "40", "gpus": "16", "next": "1"})
+    response = client.post(url, {**b, "gpus": "128", "next": "1"})
+
+    form = response.context["form"]
+    assert form["utilization_pct"].value() == 40  # shown as saved, not as B first saw it
+    assert form["gpus"].value() == "128"  # B's own value, in conflict
+    again = {
+        key: str(form[key].value())
+        for key in ("utilization_pct", "gpus", "gpu_model", "horizon_years")
+    }
+    again |= {"revision": str(form.revision), "base": json.dumps(form.base), "next": "1"}
+    assert client.post(url, again).status_code == 302
+    obj.refresh_from_db()
+    assert obj.answers["utilization_pct"] == 40
+    assert obj.answers["gpus"] == 128
+
+
+def test_going_back_with_a_conflict_stays_on_the_step(client, assessment):
+    obj, edit = assessment
+    url = reverse("decider-step", args=[edit, "utilization"])
+    a = _drawn_form(client, edit, "utilization")
+    b = _drawn_form(client, edit, "utilization")
+    client.post(url, {**a, "gpus": "16", "next": "1"})
+    response = client.post(url, {**b, "gpus": "32", "back": "1"})
+    assert response.status_code == 200
+    assert "Someone else changed this" in response.content.decode()
+    obj.refresh_from_db()
+    assert obj.answers["gpus"] == 16
+
+
+@pytest.mark.parametrize("base", ["1", "[]", '"x"', "{not json"])
+def test_a_tampered_version_field_is_not_a_500(client, assessment, base):
+    _obj, edit = assessment
+    response = client.post(
+        reverse("decider-step", args=[edit, "utilization"]),
+        {**STEP_POSTS["utilization"], "revision": "0", "base": base, "next": "1"},
+    )
+    assert response.status_code == 302

@@ -102,3 +102,14 @@ def test_a_pdf_failure_is_a_clear_message_not_a_500(client, shared, monkeypatch)
     response = client.get(reverse("decider-view-pdf", args=[view]))
     assert response.status_code == 503
     assert "print" in response.content.decode().lower()
+
+
+@pytest.mark.parametrize("name", ["Line one\r\nLine two", "集群规划 2027"])
+def test_any_name_gives_a_valid_download_header(client, rules, name, monkeypatch):
+    monkeypatch.setattr(pdf, "html_to_pdf", lambda html, **kwargs: b"%PDF-1.4 test")
+    _assessment, edit, view = make_assessment()
+    client.post(reverse("decider-rename", args=[edit]), {"name": name})
+    response = client.get(reverse("decider-view-pdf", args=[view]))
+    assert response.status_code == 200
+    assert "\n" not in response["Content-Disposition"]
+    assert response["Content-Disposition"].startswith("attachment;")

@@ -103,3 +103,34 @@ def test_a_view_link_is_told_of_the_new_version_but_cannot_rescore(client, saved
     page = client.get(reverse("decider-view", args=[view])).content.decode()
     assert "version 2 is now published" in page
     assert "/rescore/" not in page
+
+
+def test_a_result_saved_before_pinning_keeps_its_figures(client, rules):
+    """Snapshots from before this version had no revision or figures; the migration adds them."""
+    import importlib
+
+    from django.apps import apps
+
+    assessment, edit, view = make_assessment()
+    assessment_score(assessment)
+    old_style = {k: v for k, v in assessment.result.items() if k in ("scoring", "assumptions")}
+    type(assessment).objects.filter(pk=assessment.pk).update(result=old_style)
+    importlib.import_module("decider.migrations.0005_pin_saved_results").pin(apps, None)
+
+    price = old_style["assumptions"]["gpu_hour_on_demand"]["value"]
+    Assumption.objects.filter(name="gpu_hour_on_demand").update(value=price * 3)
+    client.get(reverse("decider-view", args=[view]))
+    assessment.refresh_from_db()
+    assert assessment.result["scoring"] == old_style["scoring"]
+    assert (
+        "Some price figures have changed"
+        in client.get(reverse("decider-result", args=[edit])).content.decode()
+    )
+
+
+def test_the_budget_step_shows_the_figures_the_result_uses(client, saved):
+    assessment, edit, _view = saved
+    price = assessment.result["assumptions"]["server_price"]["value"]
+    Assumption.objects.filter(name="server_price").update(value=price * 2)
+    form = client.get(reverse("decider-step", args=[edit, "budget"])).context["form"]
+    assert form["cost_server_price"].value() == price

@@ -248,6 +248,13 @@ def test_a_form_on_a_no_referrer_page_posts_with_its_csrf_token(shared):
     assert with_token.status_code == 302
     without = browser.post(url, {"name": "forged"}, headers={"Origin": "null"})
     assert without.status_code == 403
+    cross_site = browser.post(
+        url,
+        {"name": "forged", "csrfmiddlewaretoken": token},
+        headers={"Origin": "null", "Sec-Fetch-Site": "cross-site"},
+    )
+    assert cross_site.status_code == 403
+    assert settings.CSRF_COOKIE_SAMESITE in ("Lax", "Strict")
     elsewhere = browser.post(
         url,
         {"name": "forged", "csrfmiddlewaretoken": token},
