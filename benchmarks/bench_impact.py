@@ -10,13 +10,10 @@ throwaway database: the benchmark migrates it and fills it. `--write` replaces t
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import hashlib
 import json
 import os
-import platform
 import random
-import re
 import statistics
 import sys
 import time
@@ -68,6 +65,7 @@ django.setup()
 from django.core.management import call_command  # noqa: E402
 from django.db import connection  # noqa: E402
 
+from benchmarks.common import machine_lines, section_write  # noqa: E402
 from decider import impact, scoring  # noqa: E402
 from decider.models import Assessment, RuleSet, token_hash  # noqa: E402
 from decider.personas import PRESETS  # noqa: E402
@@ -102,7 +100,7 @@ def populate() -> None:
     """100,000 assessments; their results come from scoring DISTINCT answer sets for real."""
     call_command("migrate", verbosity=0, interactive=False)
     call_command("load_defaults", verbosity=0)
-    existing = Assessment.objects.filter(result__isnull=False).count()
+    existing = Assessment.objects.filter(scored_revision__isnull=False).count()
     if existing >= ASSESSMENTS:
         print(f"reusing {existing} scored assessments")
         return
@@ -111,7 +109,7 @@ def populate() -> None:
     for _ in range(DISTINCT):
         assessment, _edit, _view = Assessment.create_with_links(answers=varied(rng))
         assessment_score(assessment)
-        templates.append((assessment.answers, assessment.result, assessment.ruleset_id))
+        templates.append(assessment)
     Assessment.objects.all().delete()
     start = time.perf_counter()
     for first in range(0, ASSESSMENTS, BATCH):
@@ -120,13 +118,16 @@ def populate() -> None:
                 edit_hash=token_hash(f"bench-edit-{i}"),
                 view_hash=None,
                 name=f"bench {i}",
-                answers=answers,
-                result=result,
-                ruleset_id=ruleset_id,
+                answers=scored.answers,
+                result=scored.result,
+                ruleset_id=scored.ruleset_id,
+                recommendation=scored.recommendation,
+                derived=scored.derived,
                 revision=1,
+                scored_revision=1,
             )
             for i in range(first, min(first + BATCH, ASSESSMENTS))
-            for answers, result, ruleset_id in [rng.choice(templates)]
+            for scored in [rng.choice(templates)]
         )
     # A few never scored: the preview skips them.
     Assessment.objects.bulk_create(
@@ -228,21 +229,11 @@ def measure() -> dict:
     }
 
 
-def cpu_model() -> str:
-    try:
-        text = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return platform.processor() or "unknown"
-    match = re.search(r"^model name\s*:\s*(.+)$", text, re.MULTILINE)
-    return match.group(1).strip() if match else (platform.processor() or "unknown")
-
-
 def section(m: dict) -> str:
     base = m["fetch"]
     found: impact.Impact = m["impact"]
     top = ", ".join(f"{t.from_outcome} → {t.to_outcome}: {t.count}" for t in found.transitions[:3])
     worst_sensitivity = max(m["sensitivity"].values())
-    now = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     flags = " --postgres" if ARGS.postgres else ""
     lines = [
         SECTION,
@@ -262,7 +253,7 @@ def section(m: dict) -> str:
         f"| baseline: `saved_rows()`, the database fetch alone | {base:.2f} | 1 |",
         f"| the obvious fetch, whole `result` snapshots ({SAMPLE:,} rows, extrapolated) "
         f"| {m['full_fetch']:.1f} | {m['full_fetch'] / base:.1f} |",
-        f"| fetch without the snapshots (id, answers, ruleset), for comparison "
+        f"| fetch of id, answers and ruleset only, for comparison "
         f"| {m['narrow']:.2f} | {m['narrow'] / base:.2f} |",
         f"| `answers_score` one by one ({SAMPLE:,} rows, extrapolated) | {m['loop']:.2f} "
         f"| {m['loop'] / base:.2f} |",
@@ -275,14 +266,12 @@ def section(m: dict) -> str:
         + ", ".join(f"{p} {ms:.2f} ms" for p, ms in m["sensitivity"].items())
         + ".",
         "",
-        "Reading the saved results, not scoring them, is the cost: each snapshot keeps every "
-        "contribution's reasons in both languages, and the database has to read and parse the "
-        "whole snapshot to hand back the two fields the preview needs.",
+        "The preview reads the small columns `assessment_score` fills beside each snapshot "
+        "(recommendation, derived answers, scored revision), never the snapshots themselves: "
+        "each keeps every contribution's reasons in both languages, and reading them is what "
+        "the 'whole result snapshots' row costs.",
         "",
-        f"- Date: {now}",
-        f"- Platform: {platform.platform()}",
-        f"- CPU: {cpu_model()} ({os.cpu_count()} cores)",
-        f"- Python: {platform.python_version()}",
+        *machine_lines(),
         f"- Load average at the end (shared machine): {os.getloadavg()[0]:.1f}",
         f"- Target: impact preview of 100,000 < {TARGET_S:.0f} s — "
         f"{'met' if m['end_to_end'] < TARGET_S else 'not met'} ({m['end_to_end']:.2f} s)",
@@ -294,21 +283,11 @@ def section(m: dict) -> str:
     return "\n".join(lines)
 
 
-def write(text: str) -> None:
-    old = DOC.read_text(encoding="utf-8") if DOC.exists() else "# Benchmarks\n"
-    pattern = re.compile(rf"^{re.escape(SECTION)}\n.*?(?=^## |\Z)", re.MULTILINE | re.DOTALL)
-    if pattern.search(old):
-        new = pattern.sub(lambda _: text + "\n", old, count=1)
-    else:
-        new = old.rstrip("\n") + "\n\n" + text
-    DOC.write_text(new.rstrip("\n") + "\n", encoding="utf-8")
-
-
 def main() -> None:
     text = section(measure())
     print(text)
     if ARGS.write:
-        write(text)
+        section_write(SECTION, text)
         print(f"wrote {DOC.relative_to(ROOT)}")
 
 

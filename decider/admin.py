@@ -761,11 +761,17 @@ class AssumptionAdmin(HistoryAdmin):
 @admin.register(Assessment)
 class AssessmentAdmin(admin.ModelAdmin):
     list_display = ["__str__", "recommendation", "ruleset", "updated_at"]
-    list_filter = ["ruleset"]
+    list_filter = ["ruleset", "recommendation"]
     search_fields = ["name"]
-    readonly_fields = ["answers", "result", "ruleset", "revision", "created_at", "scored_at"]
+    readonly_fields = [
+        "recommendation",
+        "answers",
+        "result",
+        "derived",
+        "ruleset",
+        "revision",
+        "scored_revision",
+        "created_at",
+        "scored_at",
+    ]
     exclude = ["edit_hash", "view_hash", "view_sealed"]
-
-    @admin.display(description=_("recommendation"))
-    def recommendation(self, obj: Assessment) -> str:
-        return (obj.result or {}).get("scoring", {}).get("recommendation") or "—"

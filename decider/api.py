@@ -60,8 +60,9 @@ def assessments(request: HttpRequest) -> HttpResponse:
         return _errors({"_": str(error)}, 503)
     assessment, edit_token, view_token = Assessment.create_with_links(answers=answers, name=name)
     services.assessment_score(assessment)
-    language = "zh" if (get_language() or "").startswith("zh") else "en"
-    document = services.assessment_document(assessment, language=language, currency="USD")
+    document = services.assessment_document(
+        assessment, language=get_language() or "en", currency="USD"
+    )
     document |= {
         "edit_url": request.build_absolute_uri(reverse("decider-result", args=[edit_token])),
         "view_url": request.build_absolute_uri(reverse("decider-view", args=[view_token])),

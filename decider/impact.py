@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
-from django.db.models import Func, JSONField
+from django.db.models import F
 
 from decider import scoring
 from decider.models import Assessment, RuleSet
@@ -174,46 +174,22 @@ def impact_compute(
 CHUNK = 2000
 
 
-class _SavedOutcome(Func):
-    """[result.scoring.recommendation, result.derived] as one small JSON array.
-
-    A result snapshot carries every contribution's reasons in two languages
-    (tens of kB), so decoding whole snapshots would cost more than the scoring.
-    SQLite's JSON_EXTRACT takes both paths in one parse; Django's key
-    transforms would parse each document three times per key there.
-    """
-
-    template = "JSON_EXTRACT(%(expressions)s, '$.scoring.recommendation', '$.derived')"
-    output_field = JSONField()
-
-    def as_postgresql(self, compiler, connection, **extra_context):
-        return self.as_sql(
-            compiler,
-            connection,
-            template="JSONB_BUILD_ARRAY(%(expressions)s -> 'scoring' -> 'recommendation', "
-            "%(expressions)s -> 'derived')",
-            **extra_context,
-        )
-
-
 def saved_rows() -> tuple[list[tuple[int, dict[str, Any], str | None]], int]:
     """impact_compute's rows for every scored assessment, and how many are stale.
 
-    Stale: saved before results kept their derived answers; they are compared
-    without a cost verdict.
+    Reads the small scoring columns, never the result snapshots (tens of kB
+    each). Stale: saved before results kept their derived answers; they are
+    compared without a cost verdict.
     """
     rows = []
     stale = 0
-    scored = Assessment.objects.filter(result__isnull=False).order_by("id")
-    for assessment_id, answers, (old, derived) in (
-        scored.annotate(saved=_SavedOutcome("result"))
-        .values_list("id", "answers", "saved")
-        .iterator(chunk_size=CHUNK)
-    ):
-        if not isinstance(derived, dict):
+    current = Assessment.objects.filter(scored_revision=F("revision")).order_by("id")
+    for assessment_id, answers, old, derived in current.values_list(
+        "id", "answers", "recommendation", "derived"
+    ).iterator(chunk_size=CHUNK):
+        if not derived:
             stale += 1
-            derived = {}
-        rows.append((assessment_id, {**answers, **derived}, old))
+        rows.append((assessment_id, {**answers, **derived}, old or None))
     return rows, stale
 
 
@@ -221,5 +197,7 @@ def ruleset_impact(ruleset: RuleSet) -> Impact:
     """Re-score every saved result with `ruleset` (typically a draft) and compare."""
     rows, stale = saved_rows()
     impact = impact_compute(rows=rows, rulebook=ruleset.rulebook())
-    skipped = Assessment.objects.filter(result__isnull=True).count()
+    # Never scored, or answers edited since: the saved recommendation is not
+    # what these answers give, so comparing would count the edit as impact.
+    skipped = Assessment.objects.exclude(scored_revision=F("revision")).count()
     return replace(impact, skipped=skipped, stale=stale)

@@ -286,6 +286,11 @@ class Assessment(models.Model):
         RuleSet, on_delete=models.PROTECT, null=True, blank=True, related_name="assessments"
     )
     revision = models.PositiveIntegerField(default=0)
+    # Copied out of the result snapshot (tens of kB) so that re-scoring every
+    # saved assessment for an impact preview reads a few bytes per row.
+    recommendation = models.CharField(_("recommendation"), max_length=10, blank=True)
+    derived = models.JSONField(default=dict, blank=True)
+    scored_revision = models.PositiveIntegerField(null=True, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
     updated_at = models.DateTimeField(auto_now=True)
     scored_at = models.DateTimeField(null=True, blank=True)
@@ -311,16 +316,30 @@ class Assessment(models.Model):
         )
         return assessment, edit_token, view_token
 
+    def view_link_replace(self, *, edit_token: str) -> str:
+        """A new view token; the old view link stops working once saved."""
+        view_token = new_token()
+        self.view_hash = token_hash(view_token)
+        self.view_sealed = view_token_seal(view_token, edit_token=edit_token)
+        return view_token
+
+    def view_link_revoke(self) -> None:
+        self.view_hash, self.view_sealed = None, ""
+
+    def edit_link_replace(self, *, edit_token: str) -> str:
+        """A new edit token (the view link is kept, sealed again with the new one)."""
+        view_token = self.view_token(edit_token=edit_token)
+        new_edit = new_token()
+        self.edit_hash = token_hash(new_edit)
+        self.view_sealed = view_token_seal(view_token, edit_token=new_edit) if view_token else ""
+        return new_edit
+
     def view_token(self, *, edit_token: str) -> str | None:
         """The current view link's token, recovered with the edit token."""
         if not self.view_hash or not self.view_sealed:
             return None
         token = view_token_unseal(self.view_sealed, edit_token=edit_token)
         return token if hmac.compare_digest(token_hash(token), self.view_hash) else None
-
-    @property
-    def recommendation(self) -> str | None:
-        return (self.result or {}).get("scoring", {}).get("recommendation")
 
     def scoring_result(self) -> scoring.Result | None:
         return scoring.result_from_dict(self.result["scoring"]) if self.result else None

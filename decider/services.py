@@ -92,8 +92,21 @@ def assessment_score(assessment: Assessment, *, refresh: bool = False) -> None:
         "derived": evaluation.derived,
         "revision": assessment.revision,
     }
+    assessment.recommendation = evaluation.result.recommendation or ""
+    assessment.derived = evaluation.derived
+    assessment.scored_revision = assessment.revision
     assessment.scored_at = timezone.now()
-    assessment.save(update_fields=["ruleset", "result", "scored_at", "updated_at"])
+    assessment.save(
+        update_fields=[
+            "ruleset",
+            "result",
+            "recommendation",
+            "derived",
+            "scored_revision",
+            "scored_at",
+            "updated_at",
+        ]
+    )
 
 
 def newer_basis(assessment: Assessment) -> dict[str, Any] | None:

@@ -21,7 +21,7 @@ from django_htmx.middleware import HtmxDetails
 from decider import answers as questionnaire
 from decider import pdf, report, services
 from decider.forms import STEP_FORMS, BudgetForm, NameForm, StartForm, StepForm
-from decider.models import Assessment, Assumption, new_token, token_hash, view_token_seal
+from decider.models import Assessment, Assumption, token_hash
 from decider.personas import PRESETS
 
 CURRENCIES = ("USD", "CNY")
@@ -402,9 +402,10 @@ def assessment_json(request: HttpRequest, token: str, kind: str) -> HttpResponse
         )
     if services.needs_scoring(assessment):
         services.assessment_score(assessment)
-    language = "zh" if (get_language() or "").startswith("zh") else "en"
     currency = request.GET.get("currency") if request.GET.get("currency") in CURRENCIES else "USD"
-    document = services.assessment_document(assessment, language=language, currency=currency)
+    document = services.assessment_document(
+        assessment, language=get_language() or "en", currency=currency
+    )
     return JsonResponse(document, json_dumps_params={"ensure_ascii": False})
 
 
@@ -490,18 +491,13 @@ def links(request: HttpRequest, token: str) -> HttpResponse:
     assessment = _get_editable(token)
     action = request.POST.get("action")
     if action == "new-view":
-        view_token = new_token()
-        assessment.view_hash = token_hash(view_token)
-        assessment.view_sealed = view_token_seal(view_token, edit_token=token)
+        assessment.view_link_replace(edit_token=token)
         messages.success(request, _("A new view-only link is ready. The old one no longer works."))
     elif action == "revoke-view":
-        assessment.view_hash, assessment.view_sealed = None, ""
+        assessment.view_link_revoke()
         messages.success(request, _("The view-only link is revoked. Nobody can open it now."))
     elif action == "new-edit":
-        view_token = assessment.view_token(edit_token=token)
-        token, old = new_token(), token
-        assessment.edit_hash = token_hash(token)
-        assessment.view_sealed = view_token_seal(view_token, edit_token=token) if view_token else ""
+        old, token = token, assessment.edit_link_replace(edit_token=token)
         _forget(request, old, kind="edit")
         _remember(request, token)
         messages.success(

@@ -331,13 +331,26 @@ def test_results_saved_before_derived_answers_count_as_stale(rules):
     assessment_score(assessment)
     result = dict(assessment.result)
     del result["derived"]
-    Assessment.objects.filter(pk=assessment.pk).update(result=result)
+    # As migration 0006 leaves a result saved before derived answers were kept.
+    Assessment.objects.filter(pk=assessment.pk).update(result=result, derived={})
     draft = draft_with({})
     Criterion.objects.filter(ruleset=draft, key="cost").update(weight=0)
 
     outcome = impact.ruleset_impact(draft)
 
     assert (outcome.total, outcome.stale, outcome.skipped) == (1, 1, 0)
+
+
+def test_answers_edited_since_scoring_are_not_counted_as_impact(rules):
+    """An unchanged draft changes nothing, even when someone edited answers after scoring."""
+    assessment, _e, _v = make_assessment(answers=make_answers("growth"))
+    assessment_score(assessment)
+    Assessment.objects.filter(pk=assessment.pk).update(
+        answers={**assessment.answers, "stage": "startup", "utilization_pct": 10},
+        revision=assessment.revision + 1,
+    )
+    outcome = impact.ruleset_impact(draft_with({}))
+    assert (outcome.total, outcome.changed, outcome.skipped) == (0, 0, 1)
 
 
 def varied_answers_for_the_cost_model(rng: random.Random) -> dict:
