@@ -18,7 +18,7 @@ point found is then checked with the engine's own arithmetic.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -66,9 +66,14 @@ def _recommend(
             for o in range(_N):
                 if band[o]:
                     values[o] += weight * band[o] / total * 100 / scoring._SPAN
+    return _best(values.__getitem__, allowed)
+
+
+def _best(score: Callable[[int], float], allowed: Sequence[int]) -> int | None:
+    """The allowed outcome with the highest score rounded to one decimal, as answers_score picks."""
     best, best_score = None, -math.inf
     for o in allowed:  # in OUTCOMES order: the first of equal scores wins
-        rounded = round(values[o], 1)
+        rounded = round(score(o), 1)
         if rounded > best_score:
             best, best_score = o, rounded
     return best
@@ -100,12 +105,7 @@ class _Criterion:
         return ((value - scoring.NEUTRAL) * self.others - _SCALE * self.base[o]) / denominator
 
     def recommend(self, x: float, allowed: Sequence[int]) -> int | None:
-        best, best_score = None, -math.inf
-        for o in allowed:
-            rounded = round(self.score(o, x), 1)
-            if rounded > best_score:
-                best, best_score = o, rounded
-        return best
+        return _best(lambda o: self.score(o, x), allowed)
 
 
 def _window(

@@ -233,7 +233,7 @@ def _save_step(
         assessment.refresh_from_db()
         if revision is None:  # a client without a version: last write wins
             continue
-    raise SaveContention("The assessment is being changed too often to save; try again.")
+    raise SaveContention(f"assessment {assessment.pk} kept changing while saving")
 
 
 class SaveContention(RuntimeError):
@@ -289,7 +289,11 @@ def step(request: HtmxHttpRequest, token: str, slug: str) -> HttpResponse:
         form = _step_form(current, assessment, data=request.POST)
         going_back = "back" in request.POST
         if going_back or form.is_valid():
-            conflicts = _save_step(request, current, assessment, form)
+            try:
+                conflicts = _save_step(request, current, assessment, form)
+            except SaveContention:
+                form.add_error(None, _("Others are saving this assessment right now; try again."))
+                return _render_step(request, assessment, current, form)
             if not conflicts:
                 return _after_step(request, token, assessment, index, going_back)
             form = _conflict_form(request, current, assessment, conflicts)

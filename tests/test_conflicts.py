@@ -165,3 +165,18 @@ def test_a_tampered_version_field_is_not_a_500(client, assessment, base):
         {**STEP_POSTS["utilization"], "revision": "0", "base": base, "next": "1"},
     )
     assert response.status_code == 302
+
+
+def test_a_save_that_keeps_losing_the_race_says_so_instead_of_failing(
+    client, assessment, monkeypatch
+):
+    from django.db.models.query import QuerySet
+
+    _obj, edit = assessment
+    monkeypatch.setattr(QuerySet, "update", lambda self, **kwargs: 0)  # someone always got in first
+    response = client.post(
+        reverse("decider-step", args=[edit, "utilization"]),
+        {**STEP_POSTS["utilization"], "next": "1"},
+    )
+    assert response.status_code == 200
+    assert "try again" in response.content.decode()
