@@ -47,8 +47,11 @@ messages:
 	$(BIN)/python manage.py makemessages -l zh_Hans --no-obsolete --ignore=.venv --ignore=staticfiles
 	$(BIN)/python manage.py compilemessages -l zh_Hans --ignore=.venv
 
-bench: setup
+# Writes docs/BENCHMARKS.md. The impact benchmark builds a 100,000-assessment
+# SQLite file in /tmp once (several minutes, ~4 GB) and reuses it.
+bench: setup browser
 	$(BIN)/python benchmarks/bench_costs.py --write
+	$(BIN)/python benchmarks/bench_pdf.py --write
 	$(BIN)/python benchmarks/bench_impact.py --write
 
 clean:
