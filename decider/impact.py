@@ -199,5 +199,6 @@ def ruleset_impact(ruleset: RuleSet) -> Impact:
     impact = impact_compute(rows=rows, rulebook=ruleset.rulebook())
     # Never scored, or answers edited since: the saved recommendation is not
     # what these answers give, so comparing would count the edit as impact.
-    skipped = Assessment.objects.exclude(scored_revision=F("revision")).count()
+    # (A plain count: a second filtered scan of the table costs as much as the fetch.)
+    skipped = Assessment.objects.count() - len(rows)
     return replace(impact, skipped=skipped, stale=stale)
