@@ -21,6 +21,7 @@ from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
+from django.utils.http import content_disposition_header
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 from simple_history.admin import SimpleHistoryAdmin
@@ -661,7 +662,7 @@ def _json_download(data: Any, stem: str) -> HttpResponse:
         json.dumps(data, ensure_ascii=False, indent=2) + "\n",
         content_type="application/json; charset=utf-8",
     )
-    response["Content-Disposition"] = f'attachment; filename="{stem}.json"'
+    response["Content-Disposition"] = content_disposition_header(True, f"{stem}.json")
     return response
 
 
