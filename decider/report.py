@@ -191,6 +191,14 @@ def figure_changes(
     ]
 
 
+TOTAL_LABELS = {
+    "onprem": gettext_lazy("On-premises GPU cluster"),
+    "cloud_on_demand": gettext_lazy("Cloud, on demand"),
+    "cloud_reserved": gettext_lazy("Cloud, reserved"),
+    "hybrid": gettext_lazy("Hybrid"),
+}
+
+
 def compare_context(assessments: list[Assessment], *, currency: str) -> dict[str, Any]:
     """Answers (differences marked), scores, recommendations, totals and overlaid costs."""
     columns = []
@@ -250,19 +258,11 @@ def compare_context(assessments: list[Assessment], *, currency: str) -> dict[str
     }
 
 
-TOTAL_LABELS = {
-    "onprem": gettext_lazy("On-premises GPU cluster"),
-    "cloud_on_demand": gettext_lazy("Cloud, on demand"),
-    "cloud_reserved": gettext_lazy("Cloud, reserved"),
-    "hybrid": gettext_lazy("Hybrid"),
-}
-
-
 def json_key(value: Any) -> str:
     return json.dumps(value, sort_keys=True)
 
 
-def sensitivity_rows(assessment: Assessment) -> dict[str, Any]:
+def sensitivity_summary(assessment: Assessment) -> dict[str, Any]:
     """Per criterion: how far its weight must move to change the recommendation.
 
     Computed from the rule set the assessment is pinned to and the answers it

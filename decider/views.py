@@ -374,7 +374,7 @@ def _result_page(request: HttpRequest, assessment: Assessment, token: str, kind:
         "token": token,
         "can_edit": kind == "edit",
         "newer": services.newer_basis(assessment),
-        "sensitivity": report.sensitivity_rows(assessment),
+        "sensitivity": report.sensitivity_summary(assessment),
     }
     if kind == "edit":
         context |= {
@@ -432,7 +432,7 @@ def _report_context(
         "kind": kind,
         "paper": paper if paper in pdf.PAPERS else "a4",
         "pdf_url": reverse(f"decider-{kind}-pdf", args=[token]),
-        "sensitivity": report.sensitivity_rows(assessment),
+        "sensitivity": report.sensitivity_summary(assessment),
     }
     return context
 

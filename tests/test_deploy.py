@@ -4,6 +4,7 @@ The tests read the app service's environment and command from the compose
 file itself, so they exercise exactly what `docker compose up` would run.
 """
 
+import json
 import os
 import re
 import secrets
@@ -12,11 +13,14 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.parse
 import urllib.request
 from pathlib import Path
 
 import pytest
 import yaml
+
+from tests.conftest import make_answers
 
 ROOT = Path(__file__).resolve().parent.parent
 COMPOSE = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
@@ -115,6 +119,20 @@ def test_the_compose_command_serves_pages_and_static_files_under_gunicorn(tmp_pa
         asset = urllib.request.urlopen(urllib.request.Request(base + css, headers=https))
         assert asset.status == 200
         assert "max-age" in asset.headers["Cache-Control"]
+        # The PDF in the production shape: hashed static files, a gunicorn worker.
+        created = urllib.request.urlopen(
+            urllib.request.Request(
+                f"{base}/api/assessments",
+                data=json.dumps(make_answers("growth")).encode(),
+                headers={**https, "Content-Type": "application/json"},
+            )
+        )
+        view_path = urllib.parse.urlsplit(json.load(created)["view_url"]).path
+        report = urllib.request.urlopen(
+            urllib.request.Request(f"{base}{view_path}report.pdf", headers=https), timeout=60
+        )
+        assert report.headers["Content-Type"] == "application/pdf"
+        assert report.read().startswith(b"%PDF-")
     finally:
         server.terminate()
         server.wait(timeout=10)
