@@ -91,15 +91,22 @@ def _data_item(
         "ignored. Move a small sample first to check the process."
     )
     if migration and size:
-        detail += " " + _(
-            "Your %(size)s TB would take about %(days)s days over the assumed link and cost "
-            "about %(cost)s %(currency)s in transfer fees."
-        ) % {
+        values = {
             "size": f"{size:g}",
-            "days": f"{migration['days']:.1f}",
             "cost": f"{migration['cost']:,.0f}",
             "currency": migration.get("currency", ""),
         }
+        if migration["days"] is None:  # no bandwidth figure: no transfer time to give
+            detail += (
+                " "
+                + _("Your %(size)s TB would cost about %(cost)s %(currency)s in transfer fees.")
+                % values
+            )
+        else:
+            detail += " " + _(
+                "Your %(size)s TB would take about %(days)s days over the assumed link and cost "
+                "about %(cost)s %(currency)s in transfer fees."
+            ) % {**values, "days": f"{migration['days']:.1f}"}
     if size >= 100:
         detail += " " + _("At this size, consider shipping offline transfer devices.")
     return Item(_("Data migration cost and time"), detail)

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import base64
 import hashlib
 import hmac
 import secrets
@@ -237,24 +238,44 @@ def new_token() -> str:
     return secrets.token_urlsafe(24)
 
 
-def _pad(edit_token: str, length: int) -> bytes:
-    return hmac.new(edit_token.encode(), b"decider-view-link", hashlib.sha256).digest()[:length]
+SEAL_PREFIX = "v2$"
+_NONCE_BYTES = 16
+
+
+def _pad(edit_token: str, nonce: bytes, length: int) -> bytes:
+    return hmac.new(edit_token.encode(), b"decider-view-link" + nonce, hashlib.sha256).digest()[
+        :length
+    ]
+
+
+def _xor(data: bytes, pad: bytes) -> bytes:
+    return bytes(a ^ b for a, b in zip(data, pad, strict=True))
 
 
 def view_token_seal(view_token: str, *, edit_token: str) -> str:
     """The view token encrypted with a key only edit-link holders have.
 
     Edit-link holders must be able to see (and copy) the view link again, but
-    the database keeps no working link: without the edit token the sealed
-    value is a one-time-pad ciphertext.
+    the database keeps no working link. Each seal draws a fresh random nonce,
+    and the pad is HMAC-SHA256(edit token, nonce): no two seals share a pad,
+    so sealed values kept from earlier view links reveal nothing about each
+    other. The unsealed token is checked against its stored hash.
     """
     raw = view_token.encode()
-    return bytes(a ^ b for a, b in zip(raw, _pad(edit_token, len(raw)), strict=True)).hex()
+    nonce = secrets.token_bytes(_NONCE_BYTES)
+    sealed = nonce + _xor(raw, _pad(edit_token, nonce, len(raw)))
+    return SEAL_PREFIX + base64.urlsafe_b64encode(sealed).decode().rstrip("=")
 
 
 def view_token_unseal(sealed: str, *, edit_token: str) -> str:
-    raw = bytes.fromhex(sealed)
-    return bytes(a ^ b for a, b in zip(raw, _pad(edit_token, len(raw)), strict=True)).decode()
+    if not sealed.startswith(SEAL_PREFIX):
+        # Sealed before nonces (hex, one fixed pad per edit token): still readable.
+        raw = bytes.fromhex(sealed)
+        return _xor(raw, _pad(edit_token, b"", len(raw))).decode()
+    data = sealed.removeprefix(SEAL_PREFIX)
+    data = base64.urlsafe_b64decode(data + "=" * (-len(data) % 4))
+    nonce, raw = data[:_NONCE_BYTES], data[_NONCE_BYTES:]
+    return _xor(raw, _pad(edit_token, nonce, len(raw))).decode()
 
 
 class AssessmentQuerySet(models.QuerySet):
@@ -278,7 +299,7 @@ class Assessment(models.Model):
     edit_hash = models.CharField(max_length=64, unique=True)
     # Null when the view link has been revoked and not replaced.
     view_hash = models.CharField(max_length=64, unique=True, null=True, blank=True)
-    view_sealed = models.CharField(max_length=64, blank=True)
+    view_sealed = models.CharField(max_length=100, blank=True)
     name = models.CharField(_("name"), max_length=120, blank=True)
     answers = models.JSONField(_("answers"), default=dict, blank=True)
     result = models.JSONField(_("result"), null=True, blank=True)
@@ -286,14 +307,25 @@ class Assessment(models.Model):
         RuleSet, on_delete=models.PROTECT, null=True, blank=True, related_name="assessments"
     )
     revision = models.PositiveIntegerField(default=0)
-    # Copied out of the result snapshot (tens of kB) so that re-scoring every
-    # saved assessment for an impact preview reads a few bytes per row.
+    # The scored result: `result` holds the snapshot (scores, reasons, figures;
+    # tens of kB), the small columns beside it hold the facts lists and the
+    # impact preview read for every row. Each fact lives in one of them only.
     recommendation = models.CharField(_("recommendation"), max_length=10, blank=True)
-    derived = models.JSONField(default=dict, blank=True)
+    derived = models.JSONField(default=dict, blank=True)  # answers the app derived
     scored_revision = models.PositiveIntegerField(null=True, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
     updated_at = models.DateTimeField(auto_now=True)
     scored_at = models.DateTimeField(null=True, blank=True)
+
+    # Everything a scored result consists of: saved together, copied together.
+    SCORED_FIELDS = (
+        "ruleset",
+        "result",
+        "recommendation",
+        "derived",
+        "scored_revision",
+        "scored_at",
+    )
 
     objects = AssessmentQuerySet.as_manager()
 
@@ -342,7 +374,15 @@ class Assessment(models.Model):
         return token if hmac.compare_digest(token_hash(token), self.view_hash) else None
 
     def scoring_result(self) -> scoring.Result | None:
-        return scoring.result_from_dict(self.result["scoring"]) if self.result else None
+        if not self.result:
+            return None
+        return scoring.result_from_dict(
+            {**self.result["scoring"], "recommendation": self.recommendation or None}
+        )
+
+    def needs_scoring(self) -> bool:
+        """True when the answers changed since the result was saved."""
+        return not self.result or self.scored_revision != self.revision
 
 
 class ReportPdf(models.Model):

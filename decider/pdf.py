@@ -46,7 +46,7 @@ class PdfError(RuntimeError):
 
 def pdf_key(assessment: Assessment, variant: tuple[str, ...]) -> str:
     shown = [REPORT_FORMAT, assessment.pk, assessment.revision, assessment.name]
-    shown += [assessment.result, list(variant)]
+    shown += [assessment.result, assessment.recommendation, list(variant)]
     return hashlib.sha256(json.dumps(shown, sort_keys=True).encode()).hexdigest()
 
 

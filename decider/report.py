@@ -271,7 +271,7 @@ def sensitivity_summary(assessment: Assessment) -> dict[str, Any]:
     if assessment.ruleset is None or not assessment.result:
         return {}
     language = get_language() or "en"
-    answers = {**assessment.answers, **assessment.result.get("derived", {})}
+    answers = {**assessment.answers, **assessment.derived}
     rows = []
     for item in weight_sensitivity(answers=answers, rulebook=assessment.ruleset.rulebook()):
         moves = [

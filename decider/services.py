@@ -61,11 +61,6 @@ def pinned_figures(assessment: Assessment) -> dict[str, costs.Assumption] | None
     return {**Assumption.for_gpu_model(gpu_model), **assumptions_from_dict(snapshot["figures"])}
 
 
-def needs_scoring(assessment: Assessment) -> bool:
-    """True when the answers changed since the result was saved."""
-    return not assessment.result or assessment.result.get("revision") != assessment.revision
-
-
 def assessment_evaluate(
     assessment: Assessment, *, refresh: bool = False
 ) -> tuple[RuleSet, Evaluation, dict]:
@@ -83,30 +78,20 @@ def assessment_score(assessment: Assessment, *, refresh: bool = False) -> None:
     """Score and keep the result, with the figures and rules used, as a snapshot."""
     ruleset, evaluation, figures = assessment_evaluate(assessment, refresh=refresh)
     assessment.ruleset = ruleset
+    scoring_data = scoring.result_as_dict(evaluation.result)
+    del scoring_data["recommendation"]  # kept in its own column
     assessment.result = {
-        "scoring": scoring.result_as_dict(evaluation.result),
+        "scoring": scoring_data,
         "assumptions": assumptions_as_dict(evaluation.assumptions),
         "figures": assumptions_as_dict(figures),
         "gpu_model": assessment.answers["gpu_model"],
-        # Answers the app derived, so a draft rule set can re-score without the cost model.
-        "derived": evaluation.derived,
-        "revision": assessment.revision,
     }
     assessment.recommendation = evaluation.result.recommendation or ""
+    # Answers the app derived, so a draft rule set can re-score without the cost model.
     assessment.derived = evaluation.derived
     assessment.scored_revision = assessment.revision
     assessment.scored_at = timezone.now()
-    assessment.save(
-        update_fields=[
-            "ruleset",
-            "result",
-            "recommendation",
-            "derived",
-            "scored_revision",
-            "scored_at",
-            "updated_at",
-        ]
-    )
+    assessment.save(update_fields=[*Assessment.SCORED_FIELDS, "updated_at"])
 
 
 def newer_basis(assessment: Assessment) -> dict[str, Any] | None:
@@ -151,12 +136,8 @@ def assessment_document(assessment: Assessment, *, language: str, currency: str)
 
 
 def assessment_copy(assessment: Assessment, *, name: str) -> tuple[Assessment, str, str]:
-    """A new assessment with the same answers and pinned basis, and its own links."""
+    """A new assessment with the same answers, result and pinned basis, and its own links."""
+    scored = {field: getattr(assessment, field) for field in Assessment.SCORED_FIELDS}
     return Assessment.create_with_links(
-        name=name,
-        answers=assessment.answers,
-        result=assessment.result,
-        ruleset=assessment.ruleset,
-        revision=assessment.revision,
-        scored_at=assessment.scored_at,
+        name=name, answers=assessment.answers, revision=assessment.revision, **scored
     )

@@ -350,7 +350,7 @@ def _scored(request: HttpRequest, assessment: Assessment, token: str, kind: str)
         if kind == "edit":
             return redirect("decider-step", token=token, slug=missing.slug)
         return render(request, "decider/unfinished.html", {"assessment": assessment}, status=200)
-    if services.needs_scoring(assessment):
+    if assessment.needs_scoring():
         services.assessment_score(assessment)
     return None
 
@@ -404,7 +404,7 @@ def assessment_json(request: HttpRequest, token: str, kind: str) -> HttpResponse
         return JsonResponse(
             {"errors": {"answers": "The questionnaire is not finished."}}, status=409
         )
-    if services.needs_scoring(assessment):
+    if assessment.needs_scoring():
         services.assessment_score(assessment)
     currency = request.GET.get("currency") if request.GET.get("currency") in CURRENCIES else "USD"
     document = services.assessment_document(
@@ -563,7 +563,7 @@ def compare(request: HttpRequest) -> HttpResponse:
         if found is None or any(a.pk == found.pk for a in assessments):
             continue
         if questionnaire.first_incomplete_step(found.answers) is None:
-            if services.needs_scoring(found):
+            if found.needs_scoring():
                 services.assessment_score(found)
             assessments.append(found)
     context = {"recent": _recent(request), "chosen": tokens}

@@ -134,3 +134,34 @@ def test_the_budget_step_shows_the_figures_the_result_uses(client, saved):
     Assumption.objects.filter(name="server_price").update(value=price * 2)
     form = client.get(reverse("decider-step", args=[edit, "budget"])).context["form"]
     assert form["cost_server_price"].value() == price
+
+
+def test_a_copy_made_before_the_fix_gets_its_recommendation_back(client, rules):
+    """Copies used to keep the snapshot only; migration 0007 moves its facts to the columns."""
+    import importlib
+
+    from django.apps import apps
+
+    assessment, _edit, view = make_assessment()
+    assessment_score(assessment)
+    assessment.refresh_from_db()
+    saved = (assessment.recommendation, assessment.derived, assessment.scored_revision)
+    as_copied = {
+        **assessment.result,
+        "scoring": {**assessment.result["scoring"], "recommendation": assessment.recommendation},
+        "derived": assessment.derived,
+        "revision": assessment.revision,
+    }
+    type(assessment).objects.filter(pk=assessment.pk).update(
+        result=as_copied, recommendation="", derived={}, scored_revision=None
+    )
+    importlib.import_module("decider.migrations.0007_scored_facts_once").columns_only(apps, None)
+
+    assessment.refresh_from_db()
+    assert (assessment.recommendation, assessment.derived, assessment.scored_revision) == saved
+    assert {"derived", "revision"}.isdisjoint(assessment.result)
+    assert "recommendation" not in assessment.result["scoring"]
+    scored_at = assessment.scored_at
+    assert client.get(reverse("decider-view", args=[view])).status_code == 200
+    assessment.refresh_from_db()
+    assert assessment.scored_at == scored_at  # not re-scored: the result is current

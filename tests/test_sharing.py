@@ -1,12 +1,15 @@
 """Capability links: edit and view-only, revoke and replace, and what a view link may not do."""
 
+import hashlib
+import hmac
 import json
 
 import pytest
 from django.conf import settings
 from django.urls import reverse
 
-from decider.models import Assessment, token_hash
+from decider.models import Assessment, token_hash, view_token_seal, view_token_unseal
+from decider.report import OUTCOME_NAMES
 from tests.conftest import make_answers, make_assessment
 from tests.test_wizard import STEP_POSTS
 
@@ -97,6 +100,24 @@ def test_tokens_are_not_stored_in_clear(shared):
     assert edit not in stored and view not in stored
     assert assessment.edit_hash == token_hash(edit) and assessment.view_hash == token_hash(view)
     assert len(edit) >= 22 and len(view) >= 22  # at least 128 bits of base64
+
+
+def test_a_replaced_view_link_is_sealed_with_a_fresh_pad(shared):
+    """Sealing never reuses a pad, so two sealed values say nothing of the two tokens."""
+    assessment, edit, _view = shared
+    view = assessment.view_link_replace(edit_token=edit)
+    assert assessment.view_token(edit_token=edit) == view
+    seals = {view_token_seal(view, edit_token=edit) for _ in range(20)}
+    assert len(seals) == 20
+    assert all(view_token_unseal(sealed, edit_token=edit) == view for sealed in seals)
+    assert assessment.view_sealed not in seals
+
+
+def test_a_view_link_sealed_the_old_way_still_opens(shared):
+    assessment, edit, view = shared
+    pad = hmac.new(edit.encode(), b"decider-view-link", hashlib.sha256).digest()
+    legacy = bytes(a ^ b for a, b in zip(view.encode(), pad, strict=False)).hex()
+    assert view_token_unseal(legacy, edit_token=edit) == view
 
 
 @pytest.mark.parametrize(
@@ -231,6 +252,30 @@ def test_a_copy_gets_its_own_links_and_leaves_the_original(client, shared):
     copy.refresh_from_db()
     assert copy.answers["gpus"] == 128 and original.answers["gpus"] != 128
     assert Assessment.objects.by_token(view, kind="view").pk == original.pk
+
+
+def test_a_copy_keeps_its_recommendation_everywhere(client, shared):
+    """My assessments, Compare and the impact preview all see the copy's result."""
+    from decider.impact import ruleset_impact
+
+    original, edit, view = shared
+    client.get(reverse("decider-result", args=[edit]))
+    original.refresh_from_db()
+    response = client.post(reverse("decider-copy", args=[edit]))
+    copy_edit = response["Location"].split("/a/")[1].split("/")[0]
+    copy = Assessment.objects.by_token(copy_edit, kind="edit")
+    assert copy.recommendation == original.recommendation != ""
+    assert copy.scoring_result() == original.scoring_result()
+
+    mine = client.get(reverse("decider-mine")).content.decode()
+    assert mine.count(str(OUTCOME_NAMES[original.recommendation])) == 2
+
+    copy_view = copy.view_token(edit_token=copy_edit)
+    compared = client.get(reverse("decider-compare"), {"a": [view, copy_view]}).content.decode()
+    assert compared.count(str(OUTCOME_NAMES[original.recommendation])) >= 2
+
+    impact = ruleset_impact(original.ruleset)
+    assert (impact.total, impact.skipped, impact.changed) == (2, 0, 0)
 
 
 def test_a_form_on_a_no_referrer_page_posts_with_its_csrf_token(shared):
