@@ -22,41 +22,66 @@ from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.http import content_disposition_header
-from django.utils.translation import gettext, ngettext
+from django.utils.translation import get_language, gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 from simple_history.admin import SimpleHistoryAdmin
 
-from decider import scoring
-from decider.models import (
-    OUTCOME_CHOICES,
-    Assessment,
-    Assumption,
-    Constraint,
-    Criterion,
-    Option,
-    RuleSet,
-)
-from decider.rulesets import (
+from decider.engine.figures import FIGURE_NAMES, FIGURES
+from decider.engine.outcomes import OUTCOME_NAMES, OUTCOMES, outcome_name
+from decider.engine.questionnaire import RULE_QUESTIONS
+from decider.engine.ruledocs import (
     Problem,
     RuleSetProblems,
-    RuleSetPublished,
     bands_problems,
+    constraint_document,
     constraint_problems,
+    criterion_document,
     documents_parse,
+    option_document,
     option_problems,
-    ruleset_draft,
-    ruleset_export,
     ruleset_problems,
-    ruleset_publish,
-    rulesets_import,
     text_problems,
     weight_problems,
     weights_problems,
 )
+from decider.models import Assessment, Assumption, Constraint, Criterion, Option, RuleSet
+from decider.rulesets import (
+    RuleSetPublished,
+    ruleset_draft,
+    ruleset_export,
+    ruleset_publish,
+    rulesets_import,
+)
 
 READ_ONLY_NOTE = _("Published versions are read-only: make a draft from this version to change it.")
-OUTCOME_NAMES = dict(OUTCOME_CHOICES)
 CHANGES_SHOWN = 300
+
+
+def _question_choices() -> list[tuple[str, Any]]:
+    return [("", "---------")] + [(key, _(q.label)) for key, q in RULE_QUESTIONS.items()]
+
+
+def _outcome_choices() -> list[tuple[str, Any]]:
+    return [("", "---------")] + [(outcome, _(OUTCOME_NAMES[outcome])) for outcome in OUTCOMES]
+
+
+class ChoicesFromCode:
+    """Fields whose choices the code defines (questions, outcomes), not the database schema.
+
+    So a new question needs no migration; the checks of `ruledocs` refuse
+    anything else that is posted.
+    """
+
+    code_choices: dict[str, Any] = {"question": _question_choices}
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for name, choices in self.code_choices.items():
+            if name in self.fields:
+                field = self.fields[name]
+                self.fields[name] = forms.ChoiceField(
+                    label=field.label, choices=choices, help_text=field.help_text
+                )
 
 
 def _add_problems(form: forms.BaseForm, problems: Iterable[Problem]) -> None:
@@ -69,22 +94,6 @@ def _add_problems(form: forms.BaseForm, problems: Iterable[Problem]) -> None:
         if field is not None and field in form.errors:
             continue
         form.add_error(field, problem.message)
-
-
-def _text(data: dict[str, Any], stem: str) -> dict[str, Any]:
-    return {"en": data.get(f"{stem}_en"), "zh": data.get(f"{stem}_zh")}
-
-
-def _option_data(data: dict[str, Any]) -> dict[str, Any]:
-    """A form's cleaned data in the shape of an option in a rule set document."""
-    return {
-        "value": data.get("value") or "",
-        "lower": data.get("lower"),
-        "upper": data.get("upper"),
-        "label": _text(data, "label"),
-        "scores": {outcome: data.get(f"score_{outcome}") for outcome in scoring.OUTCOMES},
-        "reason": _text(data, "reason"),
-    }
 
 
 def _ruleset_of(obj: Any) -> RuleSet | None:
@@ -170,7 +179,7 @@ class OptionForm(forms.ModelForm):
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()
-        _add_problems(self, option_problems(_option_data(data)))
+        _add_problems(self, option_problems(option_document(data)))
         return data
 
 
@@ -185,7 +194,7 @@ class OptionFormSet(forms.BaseInlineFormSet):
         question = self.instance.question
         if not question:
             return
-        problems = bands_problems(question, [_option_data(f.cleaned_data) for f in kept])
+        problems = bands_problems(question, [option_document(f.cleaned_data) for f in kept])
         general = []
         for problem in problems:
             if problem.option is None:
@@ -196,7 +205,7 @@ class OptionFormSet(forms.BaseInlineFormSet):
             raise ValidationError(general)
 
 
-class CriterionForm(forms.ModelForm):
+class CriterionForm(ChoicesFromCode, forms.ModelForm):
     # Off in the rule set's inline, whose formset checks all weights together.
     check_other_weights = True
 
@@ -207,7 +216,7 @@ class CriterionForm(forms.ModelForm):
     def clean(self) -> dict[str, Any]:
         data = super().clean()
         problems = weight_problems(data.get("weight"))
-        problems += text_problems({"label": _text(data, "label")}, "label")
+        problems += text_problems(criterion_document(data, []), "label")
         ruleset = data.get("ruleset") or getattr(self.instance, "ruleset", None)
         if self.check_other_weights and ruleset is not None and not problems:
             others = Criterion.objects.filter(ruleset=ruleset).exclude(pk=self.instance.pk)
@@ -276,7 +285,9 @@ class CriterionWeightFormSet(forms.BaseModelFormSet):
                 _add_problems(form, problems)
 
 
-class ConstraintForm(forms.ModelForm):
+class ConstraintForm(ChoicesFromCode, forms.ModelForm):
+    code_choices = {"question": _question_choices, "outcome": _outcome_choices}
+
     class Meta:
         model = Constraint
         fields = ["ruleset", "key", "question", "value", "outcome", "excludes"]
@@ -284,14 +295,39 @@ class ConstraintForm(forms.ModelForm):
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()
-        document = {
-            "key": data.get("key"),
-            "question": data.get("question"),
-            "value": data.get("value"),
-            "outcome": data.get("outcome"),
-            "reason": _text(data, "reason"),
-        }
-        _add_problems(self, constraint_problems(document))
+        _add_problems(self, constraint_problems(constraint_document(data)))
+        return data
+
+
+def _figure_problem(form: forms.BaseForm, name: str | None, value: float | None) -> None:
+    """A figure's value within the bounds of what it means (`decider.engine.figures`)."""
+    if name in FIGURES and value is not None and (problem := FIGURES[name].problem(value)):
+        form.add_error("value", problem)
+
+
+class AssumptionForm(ChoicesFromCode, forms.ModelForm):
+    code_choices = {"name": lambda: [(name, name) for name in FIGURE_NAMES]}
+
+    class Meta:
+        model = Assumption
+        fields = ["name", "gpu_model", "value", "source", "as_of"]
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        _figure_problem(self, data.get("name"), data.get("value"))
+        return data
+
+
+class AssumptionValueForm(forms.ModelForm):
+    """A row of the figures list: the value only."""
+
+    class Meta:
+        model = Assumption
+        fields = ["value"]
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        _figure_problem(self, self.instance.name, data.get("value"))
         return data
 
 
@@ -540,14 +576,14 @@ class RuleSetAdmin(PublishedReadOnly, HistoryAdmin):
         return HttpResponseRedirect(reverse("admin:decider_ruleset_change", args=[pk]))
 
     def _render_impact(self, request: HttpRequest, ruleset: RuleSet, *, confirm: bool):
-        from decider.impact import ruleset_impact
+        from decider.services import ruleset_impact
 
         impact = ruleset_impact(ruleset)
         current = RuleSet.current()
         transitions = [
             {
-                "from": OUTCOME_NAMES.get(t.from_outcome, gettext("none")),
-                "to": OUTCOME_NAMES.get(t.to_outcome, gettext("none")),
+                "from": outcome_name(t.from_outcome) or gettext("none"),
+                "to": outcome_name(t.to_outcome) or gettext("none"),
                 "count": t.count,
                 "examples": [
                     (pk, reverse("admin:decider_assessment_change", args=[pk]))
@@ -753,10 +789,19 @@ class ConstraintAdmin(PublishedReadOnly, DraftRuleSetField, HistoryAdmin):
 class AssumptionAdmin(HistoryAdmin):
     """Editable: saved assessments keep the figures they were scored with; history records it."""
 
+    form = AssumptionForm
     list_display = ["name", "gpu_model", "value", "unit", "as_of", "source"]
     list_editable = ["value"]
     list_filter = ["gpu_model"]
     search_fields = ["name", "source"]
+
+    def get_changelist_form(self, request: HttpRequest, **kwargs: Any):
+        return AssumptionValueForm
+
+    @admin.display(description=_("unit"))
+    def unit(self, obj: Assumption) -> str:
+        spec = FIGURES.get(obj.name)
+        return spec.unit.get(get_language() or "en") if spec else ""
 
 
 @admin.register(Assessment)

@@ -17,12 +17,13 @@ from django.utils.translation import get_language
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_POST
 
-from decider import answers as questionnaire
-from decider import costs, services
+from decider import services
+from decider.engine import questionnaire
+from decider.engine.costs import CURRENCIES
+from decider.engine.figures import FIGURE_NAMES
+from decider.engine.outcomes import OUTCOMES
 from decider.forms import name_clean
-from decider.models import Assessment
-
-MAX_NAME = 120
+from decider.models import NAME_MAX_LENGTH, Assessment
 
 
 def _errors(errors: dict[str, str], status: int = 400) -> JsonResponse:
@@ -45,13 +46,11 @@ def assessments(request: HttpRequest) -> HttpResponse:
     name = ""
     if isinstance(raw, dict) and "answers" in raw:  # {"name": ..., "answers": {...}}
         name = raw.get("name", "")
-        if not isinstance(name, str) or len(name) > MAX_NAME:
-            return _errors({"name": f"must be text of at most {MAX_NAME} characters"})
+        if not isinstance(name, str) or len(name) > NAME_MAX_LENGTH:
+            return _errors({"name": f"must be text of at most {NAME_MAX_LENGTH} characters"})
         name = name_clean(name)
         raw = raw["answers"]
-    answers, errors = questionnaire.answers_validate(
-        raw, cost_names=frozenset(costs.ASSUMPTION_NAMES)
-    )
+    answers, errors = questionnaire.answers_validate(raw)
     if errors:
         return _errors(errors)
     try:
@@ -82,7 +81,7 @@ def openapi(request: HttpRequest) -> HttpResponse:
 
 
 def _answer_schema(question: questionnaire.Question) -> dict[str, Any]:
-    schema: dict[str, Any] = {"description": str(question.label)}
+    schema: dict[str, Any] = {"description": question.label}
     if question.kind == "choice":
         schema |= {"type": "string", "enum": [value for value, _label in question.choices]}
     elif question.kind == "bool":
@@ -107,7 +106,7 @@ def openapi_document() -> dict[str, Any]:
             "costs": {
                 "type": "object",
                 "description": "Cost figures set for this assessment, by assumption name.",
-                "propertyNames": {"enum": sorted(costs.ASSUMPTION_NAMES)},
+                "propertyNames": {"enum": sorted(FIGURE_NAMES)},
                 "additionalProperties": {"type": "number", "minimum": 0},
             }
         },
@@ -130,7 +129,7 @@ def openapi_document() -> dict[str, Any]:
         "properties": {
             "recommendation": {
                 "type": ["string", "null"],
-                "enum": ["onprem", "cloud", "hybrid", None],
+                "enum": [*OUTCOMES, None],
             },
             "scores": {"type": "object", "additionalProperties": {"type": "number"}},
             "excluded": {"type": "object", "additionalProperties": {"type": "string"}},
@@ -175,7 +174,7 @@ def openapi_document() -> dict[str, Any]:
     currency = {
         "name": "currency",
         "in": "query",
-        "schema": {"type": "string", "enum": ["USD", "CNY"], "default": "USD"},
+        "schema": {"type": "string", "enum": list(CURRENCIES), "default": "USD"},
     }
     read = {
         "summary": "Read an assessment: its answers and its full result",
@@ -215,7 +214,10 @@ def openapi_document() -> dict[str, Any]:
                                             "type": "object",
                                             "required": ["answers"],
                                             "properties": {
-                                                "name": {"type": "string", "maxLength": MAX_NAME},
+                                                "name": {
+                                                    "type": "string",
+                                                    "maxLength": NAME_MAX_LENGTH,
+                                                },
                                                 "answers": {"$ref": "#/components/schemas/Answers"},
                                             },
                                         },

@@ -11,8 +11,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import plotly.graph_objects as go
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_noop
+
+from decider.engine.figures import FIGURES
+from decider.engine.outcomes import cost_option_label
 
 COLORS = {
     "onprem": "#1f77b4",
@@ -22,31 +25,6 @@ COLORS = {
     "low": "#1f77b4",
     "high": "#d62728",
     "marker": "#444444",
-}
-
-OPTION_LABELS = {
-    "onprem": gettext_noop("On-premises"),
-    "cloud_on_demand": gettext_noop("Cloud on demand"),
-    "cloud_reserved": gettext_noop("Cloud reserved"),
-    "hybrid": gettext_noop("Hybrid"),
-}
-
-ASSUMPTION_LABELS = {
-    "server_price": gettext_noop("Server price"),
-    "network_per_node": gettext_noop("Network per node"),
-    "storage_capex_per_tb": gettext_noop("Storage price per TB"),
-    "setup_cost": gettext_noop("Set-up cost"),
-    "kwh_price": gettext_noop("Electricity price"),
-    "pue": gettext_noop("PUE"),
-    "colo_kw_month": gettext_noop("Colocation price"),
-    "maintenance_rate": gettext_noop("Maintenance rate"),
-    "fte_cost": gettext_noop("Staff cost per FTE"),
-    "onprem_fte": gettext_noop("On-prem staff per node"),
-    "depreciation_years": gettext_noop("Depreciation period"),
-    "lead_time_months": gettext_noop("Procurement lead time"),
-    "gpu_hour_on_demand": gettext_noop("Cloud GPU-hour price"),
-    "cloud_storage_tb_month": gettext_noop("Cloud storage price"),
-    "egress_price_tb": gettext_noop("Egress price"),
 }
 
 # The source's thresholds (§七): <= 30 % favours cloud, >= 70 % self-build.
@@ -131,7 +109,7 @@ def chart_cumulative(costs: dict) -> Chart:
             x=x,
             y=costs["cumulative"][key],
             mode="lines",
-            name=_(OPTION_LABELS[key]),
+            name=cost_option_label(key),
             line={"color": COLORS[key]},
         )
         for key in keys
@@ -164,7 +142,7 @@ def chart_cumulative(costs: dict) -> Chart:
         annotations=annotations,
         hovermode="x unified",
     )
-    headers = [_("Month")] + [f"{_(OPTION_LABELS[key])} ({currency})" for key in keys]
+    headers = [_("Month")] + [f"{cost_option_label(key)} ({currency})" for key in keys]
     rows = [[m] + [costs["cumulative"][key][m] for key in keys] for m in x]
     return Chart("cumulative", title, summary, figure, headers, rows)
 
@@ -180,7 +158,7 @@ def chart_per_hour(costs: dict) -> Chart:
             x=x,
             y=per_hour[key][1:],
             mode="lines+markers",
-            name=_(OPTION_LABELS[key]),
+            name=cost_option_label(key),
             line={"color": COLORS[key]},
         )
         for key in keys
@@ -234,7 +212,7 @@ def chart_per_hour(costs: dict) -> Chart:
     else:
         onprem, cloud = per_hour["onprem"][-1], per_hour["cloud_on_demand"][-1]
         cheaper = (
-            _(OPTION_LABELS["onprem"]) if onprem <= cloud else _(OPTION_LABELS["cloud_on_demand"])
+            cost_option_label("onprem") if onprem <= cloud else cost_option_label("cloud_on_demand")
         )
         summary = _(
             "%(option)s is cheaper per useful GPU-hour at every utilization from 0 to 100 %%."
@@ -252,7 +230,7 @@ def chart_per_hour(costs: dict) -> Chart:
         hovermode="x unified",
     )
     headers = [_("Utilization (%)")] + [
-        f"{_(OPTION_LABELS[key])} ({currency}/GPU-h)" for key in keys
+        f"{cost_option_label(key)} ({currency}/GPU-h)" for key in keys
     ]
     rows = [
         [u] + [per_hour[key][i] for key in keys] for i, u in enumerate(per_hour["utilization_pct"])
@@ -331,7 +309,8 @@ def chart_hybrid(costs: dict) -> Chart:
 def chart_tornado(costs: dict) -> Chart:
     currency = costs["currency"]
     rows_in = costs["sensitivity"]
-    labels = [_(ASSUMPTION_LABELS.get(row["name"], row["name"])) for row in rows_in]
+    language = get_language() or "en"
+    labels = [FIGURES[row["name"]].label.get(language) for row in rows_in]
     traces = [
         go.Bar(
             y=labels,
@@ -417,7 +396,7 @@ def chart_compare(named_costs: list[tuple[str, dict]]) -> Chart:
     for (name, costs), color in zip(named_costs, COMPARE_COLORS, strict=False):
         x = list(range(costs["horizon_months"] + 1))
         for key, dash in (("onprem", "solid"), ("cloud_on_demand", "dot")):
-            label = f"{name}: {_(OPTION_LABELS[key])}"
+            label = f"{name}: {cost_option_label(key)}"
             traces.append(
                 go.Scatter(
                     x=x,

@@ -2,6 +2,7 @@ from django.http import HttpRequest
 
 
 def preferences(request: HttpRequest) -> dict:
-    from decider.views import CURRENCIES, currency_of
+    from decider.engine.costs import CURRENCIES
+    from decider.views import currency_of
 
     return {"currency": currency_of(request), "currencies": CURRENCIES}

@@ -1,119 +1,113 @@
-"""One plain form per wizard step. Fields, bounds and help come from answers.QUESTIONS."""
+"""The wizard's forms, built from the questionnaire and the figure registry.
+
+One form class per step, made from `questionnaire.STEPS`: a new question
+appears in its step without a change here. Bounds and units come from the
+question, so the error shows next to the field.
+"""
 
 from __future__ import annotations
 
+import json
 import unicodedata
 from collections.abc import Mapping
 from typing import Any
 
 from django import forms
+from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext_lazy as _
 
-from decider.answers import QUESTIONS
-from decider.costs import Assumption
+from decider.engine import questionnaire
+from decider.engine.figures import ADJUSTABLE_NAMES, FIGURES, Figure
+from decider.models import NAME_MAX_LENGTH
 
 
-def question_field(key: str) -> forms.Field:
-    return QUESTIONS[key].formfield()
+def question_field(question: questionnaire.Question) -> forms.Field:
+    common = {"label": gettext_lazy(question.label), "help_text": gettext_lazy(question.help)}
+    if question.kind in ("choice", "bool"):
+        choices = questionnaire.YES_NO if question.kind == "bool" else question.choices
+        translated = [(value, gettext_lazy(label)) for value, label in choices]
+        if question.kind == "choice":
+            return forms.ChoiceField(choices=translated, widget=forms.RadioSelect, **common)
+        return forms.TypedChoiceField(
+            choices=translated, coerce=lambda v: v == "true", widget=forms.RadioSelect, **common
+        )
+    bounds = {"min_value": question.min, "max_value": question.max}
+    if question.kind == "int":
+        return forms.IntegerField(**bounds, **common)
+    return forms.FloatField(**bounds, **common)
 
 
 class StepForm(forms.Form):
+    """One step of the wizard. `revision` and `base`: the version and answers it was drawn with."""
+
+    step: questionnaire.Step
+    revision = forms.CharField(widget=forms.HiddenInput, required=False)
+    base = forms.CharField(widget=forms.HiddenInput, required=False)
+
+    def __init__(self, data: Any = None, *, saved: Mapping[str, Any], revision: int) -> None:
+        """`saved`: the assessment's answers now."""
+        initial = {
+            key: questionnaire.QUESTIONS[key].to_form_value(saved[key])
+            for key in self.step.keys
+            if key in saved
+        }
+        initial["revision"] = revision
+        initial["base"] = json.dumps(questionnaire.step_answers(self.step, saved))
+        super().__init__(data, initial=initial)
+
+    def clean_revision(self) -> int | None:
+        try:
+            return int(self.cleaned_data["revision"])
+        except ValueError:
+            return None  # not sent: a client without a version, last write wins
+
+    def clean_base(self) -> dict[str, Any] | None:
+        try:
+            base = json.loads(self.cleaned_data["base"])
+        except ValueError:
+            return None
+        return base if isinstance(base, dict) else None
+
     def answers(self) -> dict[str, Any]:
         """The valid answers of this step (all of them once is_valid())."""
-        return {key: value for key, value in self.cleaned_data.items() if key in QUESTIONS}
+        return {key: value for key, value in self.cleaned_data.items() if key in self.step.keys}
 
     def question_rows(self) -> list[tuple[forms.BoundField, str]]:
         """The questionnaire's fields with their units, for the template."""
-        return [(self[key], QUESTIONS[key].unit) for key in self.fields if key in QUESTIONS]
+        return [
+            (self[key], gettext_lazy(questionnaire.QUESTIONS[key].unit)) for key in self.step.keys
+        ]
+
+    def cost_fields(self) -> list[forms.BoundField]:
+        return []
 
 
-class WorkloadForm(StepForm):
-    stage = question_field("stage")
-    workload = question_field("workload")
-    direction_settled = question_field("direction_settled")
-    demand_shape = question_field("demand_shape")
-    capacity_lead_time = question_field("capacity_lead_time")
-    latency_critical = question_field("latency_critical")
-    multi_region = question_field("multi_region")
-    custom_topology = question_field("custom_topology")
-
-
-class UtilizationForm(StepForm):
-    utilization_pct = question_field("utilization_pct")
-    gpus = question_field("gpus")
-    gpu_model = question_field("gpu_model")
-    horizon_years = question_field("horizon_years")
-
-
-class OpsForm(StepForm):
-    ops_hardware = question_field("ops_hardware")
-    ops_filesystem = question_field("ops_filesystem")
-    ops_drivers = question_field("ops_drivers")
-    ops_fte = question_field("ops_fte")
-    has_datacenter = question_field("has_datacenter")
-
-
-class DataForm(StepForm):
-    residency = question_field("residency")
-    sensitivity = question_field("sensitivity")
-    jurisdiction_concern = question_field("jurisdiction_concern")
-    dataset_tb = question_field("dataset_tb")
-
-
-# The figures shown under "adjust the figures", with an upper bound where the
-# value is a share.
-ADJUSTABLE = {
-    "server_price": (_("Server price per node"), None),
-    "gpus_per_node": (_("GPUs per server"), None),
-    "network_per_node": (_("Network (InfiniBand) per node"), None),
-    "storage_capex_per_tb": (_("Storage hardware per TB"), None),
-    "setup_cost": (_("One-off set-up"), None),
-    "node_kw": (_("Power per node"), None),
-    "pue": (_("PUE (facility overhead)"), None),
-    "kwh_price": (_("Electricity price"), None),
-    "colo_kw_month": (_("Colocation per kW-month"), None),
-    "maintenance_rate": (_("Maintenance per year (share of hardware)"), 1),
-    "fte_cost": (_("Loaded cost of one engineer per year"), None),
-    "onprem_fte": (_("On-prem staff per node"), None),
-    "cloud_fte": (_("Cloud platform staff per node"), None),
-    "lead_time_months": (_("Procurement lead time"), 60),
-    "depreciation_years": (_("Depreciation period"), 20),
-    "gpu_hour_on_demand": (_("Cloud on-demand price per GPU-hour"), None),
-    "gpu_hour_reserved_1y": (_("Cloud 1-year reserved price per GPU-hour"), None),
-    "gpu_hour_reserved_3y": (_("Cloud 3-year reserved price per GPU-hour"), None),
-    "gpu_hour_spot": (_("Cloud spot price per GPU-hour"), None),
-    "spot_share": (_("Share of cloud hours on spot"), 1),
-    "cloud_storage_tb_month": (_("Cloud storage per TB-month"), None),
-    "egress_tb_month": (_("Data leaving the cloud per month"), None),
-    "egress_price_tb": (_("Egress price per TB"), None),
-    "transfer_gbps": (_("Bandwidth for the initial data transfer"), None),
-}
-
-
-class BudgetForm(StepForm):
-    capex_available = question_field("capex_available")
+class FiguresStepForm(StepForm):
+    """The last step: its questions and the cost figures set for the assessment."""
 
     def __init__(
         self,
-        *args: Any,
-        assumptions: Mapping[str, Assumption],
-        overrides: Mapping[str, float] | None = None,
-        **kwargs: Any,
+        data: Any = None,
+        *,
+        saved: Mapping[str, Any],
+        revision: int,
+        figures: Mapping[str, Figure],
     ) -> None:
-        super().__init__(*args, **kwargs)
-        self.assumptions = assumptions
-        overrides = overrides or {}
-        for name, (label, upper) in ADJUSTABLE.items():
-            if name not in assumptions:
+        super().__init__(data, saved=saved, revision=revision)
+        self.figures = figures
+        overrides = saved.get("costs", {})
+        language = get_language() or "en"  # forms are built per request
+        for name in ADJUSTABLE_NAMES:
+            if name not in figures:
                 continue
-            default = assumptions[name]
+            spec, figure = FIGURES[name], figures[name]
             self.fields[f"cost_{name}"] = forms.FloatField(
-                label=label,
-                min_value=0,
-                max_value=upper,
+                label=spec.label.get(language),
+                min_value=spec.min,
+                max_value=spec.max,
                 required=False,  # left empty: the default figure
-                initial=overrides.get(name, default.value),
-                help_text=f"{default.unit} · {default.source} ({default.as_of})",
+                initial=overrides.get(name, figure.value),
+                help_text=f"{spec.unit.get(language)} · {figure.source} ({figure.as_of})",
             )
 
     def cost_fields(self) -> list[forms.BoundField]:
@@ -124,18 +118,27 @@ class BudgetForm(StepForm):
         overrides = {}
         for name, value in self.cleaned_data.items():
             if name.startswith("cost_") and value is not None:
-                assumption = self.assumptions[name.removeprefix("cost_")]
-                if value != assumption.value:
-                    overrides[assumption.name] = value
+                figure = self.figures[name.removeprefix("cost_")]
+                if value != figure.value:
+                    overrides[figure.name] = value
         return overrides
+
+    def answers(self) -> dict[str, Any]:
+        values = super().answers()
+        if not self.errors:
+            values["costs"] = self.cost_overrides()
+        return values
+
+
+def _step_form_class(step: questionnaire.Step) -> type[StepForm]:
+    parent = FiguresStepForm if step.slug == questionnaire.FIGURES_STEP else StepForm
+    fields = {key: question_field(questionnaire.QUESTIONS[key]) for key in step.keys}
+    name = f"{step.slug.title()}StepForm"
+    return type(name, (parent,), {"step": step, **fields})
 
 
 STEP_FORMS: dict[str, type[StepForm]] = {
-    "workload": WorkloadForm,
-    "utilization": UtilizationForm,
-    "ops": OpsForm,
-    "data": DataForm,
-    "budget": BudgetForm,
+    step.slug: _step_form_class(step) for step in questionnaire.STEPS
 }
 
 
@@ -159,7 +162,7 @@ def name_clean(text: str) -> str:
 
 
 class NameForm(forms.Form):
-    name = forms.CharField(label=_("Name"), max_length=120, required=False)
+    name = forms.CharField(label=_("Name"), max_length=NAME_MAX_LENGTH, required=False)
 
     def clean_name(self) -> str:
         return name_clean(self.cleaned_data["name"])

@@ -9,30 +9,14 @@ from typing import Any
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.utils import timezone
-from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 from simple_history.models import HistoricalRecords
 
-from decider import costs, scoring
-from decider.answers import QUESTIONS
+from decider.engine.figures import Figure, figures_select
+from decider.engine.scoring import SCORE_MAX, SCORE_MIN, Result, result_from_dict
 
-OUTCOME_CHOICES = [
-    ("onprem", _("On-premises GPU cluster")),
-    ("cloud", _("Cloud GPU platform")),
-    ("hybrid", _("Hybrid")),
-]
-# Rules may also read answers the app derives (the cost model's verdict).
-DERIVED_QUESTIONS = {"cost_verdict": _("Cost verdict (derived from the cost model)")}
-QUESTION_CHOICES = [(key, q.label) for key, q in QUESTIONS.items()] + list(
-    DERIVED_QUESTIONS.items()
-)
-SCORE_VALIDATORS = [MinValueValidator(scoring.SCORE_MIN), MaxValueValidator(scoring.SCORE_MAX)]
-
-
-def localized(obj: Any, stem: str) -> str:
-    """obj.<stem>_zh in a Chinese interface, obj.<stem>_en otherwise."""
-    language = get_language() or "en"
-    return getattr(obj, f"{stem}_zh" if language.startswith("zh") else f"{stem}_en")
+SCORE_VALIDATORS = [MinValueValidator(SCORE_MIN), MaxValueValidator(SCORE_MAX)]
+NAME_MAX_LENGTH = 120  # an assessment's name
 
 
 class RuleSet(models.Model):
@@ -62,38 +46,14 @@ class RuleSet(models.Model):
         latest = cls.objects.order_by("-version").values_list("version", flat=True).first()
         return (latest or 0) + 1
 
-    def rulebook(self) -> scoring.RuleBook:
-        rules = []
-        for criterion in self.criteria.prefetch_related("options").order_by("order", "id"):
-            rules.append(
-                scoring.Rule(
-                    key=criterion.key,
-                    question=criterion.question,
-                    label=scoring.Text(criterion.label_en, criterion.label_zh),
-                    weight=criterion.weight,
-                    bands=tuple(option.band() for option in criterion.options.all()),
-                )
-            )
-        constraints = tuple(
-            scoring.Constraint(
-                key=c.key,
-                question=c.question,
-                value=c.value,
-                outcome=c.outcome,
-                reason=scoring.Text(c.reason_en, c.reason_zh),
-                excludes=c.excludes,
-            )
-            for c in self.constraints.order_by("id")
-        )
-        return scoring.RuleBook(version=self.version, rules=tuple(rules), constraints=constraints)
-
 
 class Criterion(models.Model):
     ruleset = models.ForeignKey(
         RuleSet, on_delete=models.CASCADE, related_name="criteria", verbose_name=_("rule set")
     )
     key = models.SlugField(_("key"), max_length=60)
-    question = models.CharField(_("answer it reads"), max_length=60, choices=QUESTION_CHOICES)
+    # Choices come from the questionnaire in the admin form: a new question needs no migration.
+    question = models.CharField(_("answer it reads"), max_length=60)
     label_en = models.CharField(_("label (English)"), max_length=200)
     label_zh = models.CharField(_("label (Chinese)"), max_length=200)
     weight = models.FloatField(_("weight"), default=1.0, validators=[MinValueValidator(0)])
@@ -111,10 +71,6 @@ class Criterion(models.Model):
 
     def __str__(self) -> str:
         return self.label_en
-
-    @property
-    def label(self) -> str:
-        return localized(self, "label")
 
 
 class Option(models.Model):
@@ -145,29 +101,15 @@ class Option(models.Model):
     def __str__(self) -> str:
         return self.label_en
 
-    def band(self) -> scoring.Band:
-        return scoring.Band(
-            scores={
-                "onprem": self.score_onprem,
-                "cloud": self.score_cloud,
-                "hybrid": self.score_hybrid,
-            },
-            reason=scoring.Text(self.reason_en, self.reason_zh),
-            label=scoring.Text(self.label_en, self.label_zh),
-            value=self.value or None,
-            lower=self.lower,
-            upper=self.upper,
-        )
-
 
 class Constraint(models.Model):
     ruleset = models.ForeignKey(
         RuleSet, on_delete=models.CASCADE, related_name="constraints", verbose_name=_("rule set")
     )
     key = models.SlugField(_("key"), max_length=60)
-    question = models.CharField(_("answer it reads"), max_length=60, choices=QUESTION_CHOICES)
+    question = models.CharField(_("answer it reads"), max_length=60)
     value = models.CharField(_("when the answer is"), max_length=60)
-    outcome = models.CharField(_("outcome"), max_length=10, choices=OUTCOME_CHOICES)
+    outcome = models.CharField(_("outcome"), max_length=10)
     excludes = models.BooleanField(
         _("removes the outcome"),
         default=True,
@@ -187,7 +129,10 @@ class Constraint(models.Model):
 
 
 class Assumption(models.Model):
-    """A named cost input with its unit, source and the date it was checked."""
+    """A cost figure's value, with its source and the date it was checked.
+
+    What the figure means (label, unit, bounds) is in `decider.engine.figures`.
+    """
 
     name = models.CharField(_("name"), max_length=60)
     gpu_model = models.CharField(
@@ -197,7 +142,6 @@ class Assumption(models.Model):
         help_text=_("Empty: applies to every GPU model unless a model-specific row exists."),
     )
     value = models.FloatField(_("value"), validators=[MinValueValidator(0)])
-    unit = models.CharField(_("unit"), max_length=200)
     source = models.TextField(_("source"))
     as_of = models.DateField(_("checked on"))
 
@@ -215,18 +159,12 @@ class Assumption(models.Model):
         return f"{self.name} ({self.gpu_model or 'all'})"
 
     @classmethod
-    def for_gpu_model(cls, gpu_model: str) -> dict[str, costs.Assumption]:
+    def for_gpu_model(cls, gpu_model: str) -> dict[str, Figure]:
         """Current figures for one GPU model: model-specific rows win over generic ones."""
-        found: dict[str, costs.Assumption] = {}
-        for row in cls.objects.filter(gpu_model__in=["", gpu_model]).order_by("gpu_model"):
-            found[row.name] = costs.Assumption(
-                name=row.name,
-                value=row.value,
-                unit=row.unit,
-                source=row.source,
-                as_of=row.as_of.isoformat(),
-            )
-        return found
+        rows = cls.objects.filter(gpu_model__in=["", gpu_model]).values(
+            "name", "gpu_model", "value", "source", "as_of"
+        )
+        return figures_select(rows=rows, gpu_model=gpu_model)
 
 
 def token_hash(token: str) -> str:
@@ -282,11 +220,8 @@ class AssessmentQuerySet(models.QuerySet):
     def by_token(self, token: str, *, kind: str) -> Assessment | None:
         """The assessment whose edit (or view) link is `token`, or None."""
         field = {"edit": "edit_hash", "view": "view_hash"}[kind]
-        digest = token_hash(token)
-        assessment = self.filter(**{field: digest}).first()
-        if assessment is None or not hmac.compare_digest(getattr(assessment, field), digest):
-            return None
-        return assessment
+        # An exact lookup of the hash: timing can only tell hashes apart, never tokens.
+        return self.filter(**{field: token_hash(token)}).first()
 
 
 class Assessment(models.Model):
@@ -300,7 +235,7 @@ class Assessment(models.Model):
     # Null when the view link has been revoked and not replaced.
     view_hash = models.CharField(max_length=64, unique=True, null=True, blank=True)
     view_sealed = models.CharField(max_length=100, blank=True)
-    name = models.CharField(_("name"), max_length=120, blank=True)
+    name = models.CharField(_("name"), max_length=NAME_MAX_LENGTH, blank=True)
     answers = models.JSONField(_("answers"), default=dict, blank=True)
     result = models.JSONField(_("result"), null=True, blank=True)
     ruleset = models.ForeignKey(
@@ -373,10 +308,10 @@ class Assessment(models.Model):
         token = view_token_unseal(self.view_sealed, edit_token=edit_token)
         return token if hmac.compare_digest(token_hash(token), self.view_hash) else None
 
-    def scoring_result(self) -> scoring.Result | None:
+    def scoring_result(self) -> Result | None:
         if not self.result:
             return None
-        return scoring.result_from_dict(
+        return result_from_dict(
             {**self.result["scoring"], "recommendation": self.recommendation or None}
         )
 

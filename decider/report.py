@@ -10,34 +10,24 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from django.utils.translation import get_language, gettext_lazy
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
-from decider import answers as questionnaire
-from decider import scoring
 from decider.charts import chart_compare, charts_for
 from decider.checklist import checklist_for
+from decider.engine import questionnaire, scoring
+from decider.engine.figures import FIGURES
+from decider.engine.outcomes import (
+    COST_OPTIONS,
+    OUTCOME_SUMMARIES,
+    OUTCOMES,
+    cost_option_label,
+    outcome_name,
+)
+from decider.engine.sensitivity import weight_sensitivity
 from decider.models import Assessment
-from decider.scoring import OUTCOMES
-from decider.sensitivity import weight_sensitivity
+from decider.rulesets import ruleset_rulebook
 from decider.services import assessment_costs
-
-OUTCOME_NAMES = {
-    "onprem": gettext_lazy("On-premises GPU cluster"),
-    "cloud": gettext_lazy("Cloud GPU platform"),
-    "hybrid": gettext_lazy("Hybrid: own a base, burst to cloud"),
-}
-OUTCOME_SUMMARIES = {
-    "onprem": gettext_lazy(
-        "Buy servers, network and storage and run the cluster and its scheduler yourselves."
-    ),
-    "cloud": gettext_lazy(
-        "Rent GPU instances, container clusters or serverless compute on demand from a provider."
-    ),
-    "hybrid": gettext_lazy(
-        "Own a base of GPUs for steady and sensitive work and rent cloud capacity for the peaks."
-    ),
-}
 
 
 @dataclass(frozen=True)
@@ -53,7 +43,7 @@ def progress(answers: Mapping[str, Any], current: questionnaire.Step | None) -> 
     return [
         ProgressStep(
             slug=step.slug,
-            title=str(step.title),
+            title=_(step.title),
             number=number,
             done=all(key in answers for key in step.keys),
             current=step is current,
@@ -72,29 +62,26 @@ def confidence_words(margin: float | None) -> str:
     return _("a strong lead")
 
 
-def answer_display(key: str, value: Any) -> str:
-    question = questionnaire.QUESTIONS[key]
-    if question.kind == "bool":
-        return str(_("Yes") if value else _("No"))
-    if question.kind == "choice":
-        return str(dict(question.choices).get(value, value))
-    unit = f" {question.unit}" if question.unit else ""
-    return f"{value:g}{unit}"
-
-
 def answers_table(answers: Mapping[str, Any]) -> list[dict[str, Any]]:
     return [
         {
-            "step": str(step.title),
+            "step": _(step.title),
             "slug": step.slug,
             "rows": [
-                (str(questionnaire.QUESTIONS[key].label), answer_display(key, answers[key]))
+                (
+                    _(questionnaire.QUESTIONS[key].label),
+                    questionnaire.QUESTIONS[key].display(answers[key]),
+                )
                 for key in step.keys
                 if key in answers
             ],
         }
         for step in questionnaire.STEPS
     ]
+
+
+def _summary(outcome: str | None) -> str:
+    return _(OUTCOME_SUMMARIES[outcome]) if outcome in OUTCOME_SUMMARIES else ""
 
 
 def result_context(assessment: Assessment, *, currency: str) -> dict[str, Any]:
@@ -107,8 +94,8 @@ def result_context(assessment: Assessment, *, currency: str) -> dict[str, Any]:
         outcomes.append(
             {
                 "key": outcome,
-                "name": OUTCOME_NAMES[outcome],
-                "summary": OUTCOME_SUMMARIES[outcome],
+                "name": outcome_name(outcome),
+                "summary": _summary(outcome),
                 "score": result.scores[outcome],
                 "recommended": outcome == result.recommendation,
                 "excluded": result.excluded[outcome].get(language)
@@ -129,9 +116,9 @@ def result_context(assessment: Assessment, *, currency: str) -> dict[str, Any]:
         "assessment": assessment,
         "result": result,
         "recommendation": recommendation,
-        "recommendation_name": OUTCOME_NAMES.get(recommendation, ""),
-        "recommendation_summary": OUTCOME_SUMMARIES.get(recommendation, ""),
-        "runner_up_name": OUTCOME_NAMES.get(runner_up, "") if runner_up else "",
+        "recommendation_name": outcome_name(recommendation),
+        "recommendation_summary": _summary(recommendation),
+        "runner_up_name": outcome_name(runner_up),
         "confidence": confidence_words(result.margin),
         "outcomes": outcomes,
         "costs": costs,
@@ -139,8 +126,18 @@ def result_context(assessment: Assessment, *, currency: str) -> dict[str, Any]:
         "charts": charts_for(costs),
         "checklist": checklist_for(recommendation, assessment.answers, migration),
         "answers_table": answers_table(assessment.answers),
+        "totals": [
+            {"key": key, "label": cost_option_label(key), "total": costs["totals"][key]}
+            for key in COST_OPTIONS
+        ],
         "assumption_rows": [
-            {"name": name, "overridden": name in overrides, **data}
+            {
+                "name": name,
+                "label": FIGURES[name].label.get(language),
+                "overridden": name in overrides,
+                **data,
+                "unit": FIGURES[name].unit.get(language),
+            }
             for name, data in sorted(costs["assumptions"].items())
         ],
         "progress": progress(assessment.answers, None),
@@ -163,7 +160,7 @@ def outcome_rows(result: scoring.Result) -> list[dict[str, Any]]:
     return [
         {
             "key": outcome,
-            "name": OUTCOME_NAMES[outcome],
+            "name": outcome_name(outcome),
             "score": result.scores[outcome],
             "recommended": outcome == result.recommendation,
             "excluded": result.excluded[outcome].get(language)
@@ -183,20 +180,12 @@ def figure_changes(
             "name": name,
             "old": old[name]["value"] if name in old else None,
             "new": figure.value,
-            "unit": figure.unit,
+            "unit": FIGURES[name].unit.get(get_language() or "en") if name in FIGURES else "",
             "source": figure.source,
         }
         for name, figure in sorted(new.items())
         if name not in old or old[name]["value"] != figure.value
     ]
-
-
-TOTAL_LABELS = {
-    "onprem": gettext_lazy("On-premises GPU cluster"),
-    "cloud_on_demand": gettext_lazy("Cloud, on demand"),
-    "cloud_reserved": gettext_lazy("Cloud, reserved"),
-    "hybrid": gettext_lazy("Hybrid"),
-}
 
 
 def compare_context(assessments: list[Assessment], *, currency: str) -> dict[str, Any]:
@@ -209,7 +198,7 @@ def compare_context(assessments: list[Assessment], *, currency: str) -> dict[str
             {
                 "assessment": assessment,
                 "title": assessment.name or _("Assessment %(number)s") % {"number": number},
-                "recommendation": OUTCOME_NAMES.get(result.recommendation, ""),
+                "recommendation": outcome_name(result.recommendation),
                 "outcomes": outcome_rows(result),
                 "costs": costs,
             }
@@ -219,8 +208,8 @@ def compare_context(assessments: list[Assessment], *, currency: str) -> dict[str
         values = [a.answers.get(key) for a in assessments]
         answer_rows.append(
             {
-                "label": str(question.label),
-                "values": [answer_display(key, v) if v is not None else "—" for v in values],
+                "label": _(question.label),
+                "values": [question.display(v) if v is not None else "—" for v in values],
                 "differs": len({json_key(v) for v in values}) > 1,
             }
         )
@@ -238,14 +227,11 @@ def compare_context(assessments: list[Assessment], *, currency: str) -> dict[str
             }
         )
     totals = [
-        {
-            "label": label,
-            "values": [c["costs"]["totals"][key] for c in columns],
-        }
-        for key, label in TOTAL_LABELS.items()
+        {"label": cost_option_label(key), "values": [c["costs"]["totals"][key] for c in columns]}
+        for key in COST_OPTIONS
     ]
     score_rows = [
-        {"name": OUTCOME_NAMES[outcome], "cells": [c["outcomes"][i] for c in columns]}
+        {"name": outcome_name(outcome), "cells": [c["outcomes"][i] for c in columns]}
         for i, outcome in enumerate(OUTCOMES)
     ]
     return {
@@ -273,7 +259,8 @@ def sensitivity_summary(assessment: Assessment) -> dict[str, Any]:
     language = get_language() or "en"
     answers = {**assessment.answers, **assessment.derived}
     rows = []
-    for item in weight_sensitivity(answers=answers, rulebook=assessment.ruleset.rulebook()):
+    rulebook = ruleset_rulebook(assessment.ruleset)
+    for item in weight_sensitivity(answers=answers, rulebook=rulebook):
         moves = [
             abs(1 - factor) for factor in (item.down_factor, item.up_factor) if factor is not None
         ]
@@ -282,9 +269,9 @@ def sensitivity_summary(assessment: Assessment) -> dict[str, Any]:
                 "label": item.label.get(language),
                 "weight": item.weight,
                 "down_factor": item.down_factor,
-                "down_to": OUTCOME_NAMES.get(item.down_to, ""),
+                "down_to": outcome_name(item.down_to),
                 "up_factor": item.up_factor,
-                "up_to": OUTCOME_NAMES.get(item.up_to, ""),
+                "up_to": outcome_name(item.up_to),
                 "closest": min(moves) if moves else None,
             }
         )

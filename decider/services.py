@@ -1,7 +1,7 @@
-"""The ORM side of evaluation: load the rules and figures, save snapshots.
+"""The ORM side of the engine: load rules and figures, score and store, save answers.
 
-`evaluation.answers_evaluate` does the work on plain data; these functions
-only fetch its inputs and store what it returns with the assessment.
+`decider.engine` does the work on plain data; these functions fetch its
+inputs and store what it returns with the assessment.
 
 A saved assessment is pinned to the rule-set version and the price figures it
 was first scored with. Editing its answers re-scores with those same rules and
@@ -11,28 +11,40 @@ accepts on purpose) moves it to the current ones.
 
 from __future__ import annotations
 
+import logging
+import time
+from dataclasses import replace
 from typing import Any
 
+from django.db.models import F
 from django.utils import timezone
 
-from decider import costs, scoring
-from decider.evaluation import (
-    Evaluation,
-    answers_evaluate,
-    assumptions_as_dict,
-    assumptions_from_dict,
-    cost_answers,
-)
+from decider.engine import costs, questionnaire, scoring
+from decider.engine.batch import Impact, impact_compute
+from decider.engine.evaluation import Evaluation, answers_evaluate, cost_answers
+from decider.engine.figures import Figure, figures_as_dict, figures_from_dict
+from decider.engine.merge import answers_merge
 from decider.models import Assessment, Assumption, RuleSet
+from decider.rulesets import ruleset_rulebook
+
+log = logging.getLogger(__name__)
+
+SAVE_ATTEMPTS = 5
+IMPACT_CHUNK = 2000
 
 
 class NoRuleSet(RuntimeError):
     """No published rule set: run `manage.py load_defaults`."""
 
 
+class SaveContention(RuntimeError):
+    """Other saves kept landing first: nothing was written."""
+
+
 def current_ruleset() -> RuleSet:
     ruleset = RuleSet.current()
     if ruleset is None:
+        log.error("no published rule set: new assessments cannot be scored")
         raise NoRuleSet("No published rule set; run `python manage.py load_defaults`.")
     return ruleset
 
@@ -42,14 +54,17 @@ def evaluate_now(answers: dict[str, Any], *, currency: str = "USD") -> tuple[Rul
     ruleset = current_ruleset()
     evaluation = answers_evaluate(
         answers=answers,
-        rulebook=ruleset.rulebook(),
-        assumptions=Assumption.for_gpu_model(answers["gpu_model"]),
+        rulebook=ruleset_rulebook(ruleset),
+        figures=Assumption.for_gpu_model(answers["gpu_model"]),
         currency=currency,
     )
     return ruleset, evaluation
 
 
-def pinned_figures(assessment: Assessment) -> dict[str, costs.Assumption] | None:
+# --- scored results -------------------------------------------------------------
+
+
+def pinned_figures(assessment: Assessment) -> dict[str, Figure] | None:
     """The price figures (before the user's own overrides) the assessment was scored with.
 
     Names the snapshot lacks (a figure added since) take the current value.
@@ -58,32 +73,34 @@ def pinned_figures(assessment: Assessment) -> dict[str, costs.Assumption] | None
     gpu_model = assessment.answers.get("gpu_model")
     if "figures" not in snapshot or snapshot.get("gpu_model") != gpu_model:
         return None  # never scored, or the GPU model changed: its figures do not apply
-    return {**Assumption.for_gpu_model(gpu_model), **assumptions_from_dict(snapshot["figures"])}
+    return {**Assumption.for_gpu_model(gpu_model), **figures_from_dict(snapshot["figures"])}
 
 
 def assessment_evaluate(
     assessment: Assessment, *, refresh: bool = False
-) -> tuple[RuleSet, Evaluation, dict]:
+) -> tuple[RuleSet, Evaluation, dict[str, Figure]]:
     """Evaluate without saving: with the pinned rules and figures, or the current ones."""
     answers = assessment.answers
     ruleset = assessment.ruleset if (assessment.ruleset and not refresh) else current_ruleset()
     figures = None if refresh else pinned_figures(assessment)
     if figures is None:
         figures = Assumption.for_gpu_model(answers["gpu_model"])
-    evaluation = answers_evaluate(answers=answers, rulebook=ruleset.rulebook(), assumptions=figures)
+    evaluation = answers_evaluate(
+        answers=answers, rulebook=ruleset_rulebook(ruleset), figures=figures
+    )
     return ruleset, evaluation, figures
 
 
 def assessment_score(assessment: Assessment, *, refresh: bool = False) -> None:
     """Score and keep the result, with the figures and rules used, as a snapshot."""
     ruleset, evaluation, figures = assessment_evaluate(assessment, refresh=refresh)
-    assessment.ruleset = ruleset
     scoring_data = scoring.result_as_dict(evaluation.result)
     del scoring_data["recommendation"]  # kept in its own column
+    assessment.ruleset = ruleset
     assessment.result = {
         "scoring": scoring_data,
-        "assumptions": assumptions_as_dict(evaluation.assumptions),
-        "figures": assumptions_as_dict(figures),
+        "assumptions": figures_as_dict(evaluation.figures),
+        "figures": figures_as_dict(figures),
         "gpu_model": assessment.answers["gpu_model"],
     }
     assessment.recommendation = evaluation.result.recommendation or ""
@@ -103,28 +120,28 @@ def newer_basis(assessment: Assessment) -> dict[str, Any] | None:
         and current.version > assessment.ruleset.version
     )
     figures = pinned_figures(assessment)
-    newer_figures = figures is not None and assumptions_as_dict(figures) != assumptions_as_dict(
+    newer_figures = figures is not None and figures_as_dict(figures) != figures_as_dict(
         Assumption.for_gpu_model(assessment.answers["gpu_model"])
     )
     if not (newer_rules or newer_figures):
         return None
-    return {
-        "ruleset": current if newer_rules else None,
-        "figures": newer_figures,
-    }
+    return {"ruleset": current if newer_rules else None, "figures": newer_figures}
 
 
 def assessment_costs(assessment: Assessment, *, currency: str) -> dict[str, Any]:
-    """The cost figures of a scored assessment, from the assumptions it was scored with."""
-    assumptions = assumptions_from_dict(assessment.result["assumptions"])
+    """The cost figures of a scored assessment, from the figures it was scored with."""
     return costs.costs_compute(
-        answers=cost_answers(assessment.answers), assumptions=assumptions, currency=currency
+        answers=cost_answers(assessment.answers),
+        figures=figures_from_dict(assessment.result["assumptions"]),
+        currency=currency,
     )
 
 
 def assessment_document(assessment: Assessment, *, language: str, currency: str) -> dict[str, Any]:
     """The assessment as JSON: its answers and the result in the shape of `decide --format json`."""
-    document = scoring.result_localized(assessment.scoring_result(), language)
+    result = assessment.scoring_result()
+    assert result is not None, "score the assessment first"
+    document = scoring.result_localized(result, language)
     document["costs"] = assessment_costs(assessment, currency=currency)
     return {
         "name": assessment.name,
@@ -141,3 +158,88 @@ def assessment_copy(assessment: Assessment, *, name: str) -> tuple[Assessment, s
     return Assessment.create_with_links(
         name=name, answers=assessment.answers, revision=assessment.revision, **scored
     )
+
+
+# --- saving a step --------------------------------------------------------------
+
+
+def assessment_step_save(
+    assessment: Assessment,
+    *,
+    step: questionnaire.Step,
+    mine: dict[str, Any],
+    base: dict[str, Any] | None,
+    revision: int | None,
+) -> dict[str, Any]:
+    """Record one step's answers; return those that clash with someone else's edit.
+
+    `mine` are the answers submitted, `base` and `revision` what the form was
+    drawn with (None from a client that sends no version: last write wins).
+    When the assessment changed since, the answers are merged
+    (`answers_merge`): an answer both people changed is not written, so
+    nothing is lost silently. The write only lands on the version it was
+    merged against; if another save got in first, the merge runs again.
+    """
+    for attempt in range(SAVE_ATTEMPTS):
+        conflicts: dict[str, Any] = {}
+        changes = mine
+        if revision is not None and base is not None and revision != assessment.revision:
+            stored = questionnaire.step_answers(step, assessment.answers)
+            changes, conflicts = answers_merge(base=base, mine=mine, stored=stored)
+        answers = {**assessment.answers, **changes}
+        if not answers.get("costs"):
+            answers.pop("costs", None)
+        if answers == assessment.answers:
+            return conflicts
+        written = Assessment.objects.filter(pk=assessment.pk, revision=assessment.revision).update(
+            answers=answers, revision=F("revision") + 1, updated_at=timezone.now()
+        )
+        if written:
+            assessment.answers, assessment.revision = answers, assessment.revision + 1
+            return conflicts
+        log.info("assessment %s: save %d lost the race, merging again", assessment.pk, attempt + 1)
+        assessment.refresh_from_db()
+    log.warning("assessment %s kept changing: %d saves lost", assessment.pk, SAVE_ATTEMPTS)
+    raise SaveContention(f"assessment {assessment.pk} kept changing while saving")
+
+
+# --- the impact preview ---------------------------------------------------------
+
+
+def impact_rows() -> tuple[list[tuple[int, dict[str, Any], str | None]], int]:
+    """impact_compute's rows for every assessment scored on its current answers, and the stale.
+
+    Reads the small scoring columns, never the result snapshots (tens of kB
+    each). Stale: saved before results kept their derived answers; they are
+    compared without a cost verdict.
+    """
+    rows = []
+    stale = 0
+    current = Assessment.objects.filter(scored_revision=F("revision")).order_by("id")
+    for assessment_id, answers, old, derived in current.values_list(
+        "id", "answers", "recommendation", "derived"
+    ).iterator(chunk_size=IMPACT_CHUNK):
+        if not derived:
+            stale += 1
+        rows.append((assessment_id, {**answers, **derived}, old or None))
+    return rows, stale
+
+
+def ruleset_impact(ruleset: RuleSet) -> Impact:
+    """Re-score every saved result with `ruleset` (typically a draft) and compare."""
+    started = time.perf_counter()
+    rows, stale = impact_rows()
+    impact = impact_compute(rows=rows, rulebook=ruleset_rulebook(ruleset))
+    # Never scored, or answers edited since: the saved recommendation is not
+    # what these answers give, so comparing would count the edit as impact.
+    # (A plain count: a second filtered scan of the table costs as much as the fetch.)
+    skipped = Assessment.objects.count() - len(rows)
+    log.info(
+        "impact preview of v%s: %d assessments compared, %d changed, %d skipped in %.2f s",
+        ruleset.version,
+        impact.total,
+        impact.changed,
+        skipped,
+        time.perf_counter() - started,
+    )
+    return replace(impact, skipped=skipped, stale=stale)

@@ -1,16 +1,13 @@
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from functools import wraps
 from typing import Any
 
 from django.contrib import messages
-from django.db.models import F
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.utils import timezone
 from django.utils.http import content_disposition_header, url_has_allowed_host_and_scheme
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
@@ -18,13 +15,14 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from django_htmx.http import HttpResponseClientRedirect
 from django_htmx.middleware import HtmxDetails
 
-from decider import answers as questionnaire
 from decider import pdf, report, services
-from decider.forms import STEP_FORMS, BudgetForm, NameForm, StartForm, StepForm
-from decider.models import Assessment, Assumption, token_hash
+from decider.engine import questionnaire
+from decider.engine.costs import CURRENCIES
+from decider.engine.outcomes import outcome_name
+from decider.forms import STEP_FORMS, FiguresStepForm, NameForm, StartForm, StepForm
+from decider.models import NAME_MAX_LENGTH, Assessment, Assumption, token_hash
 from decider.personas import PRESETS
 
-CURRENCIES = ("USD", "CNY")
 RECENT_LIMIT = 20
 COMPARE_MAX = 4
 
@@ -108,7 +106,7 @@ def _recent(request: HttpRequest) -> list[dict[str, Any]]:
                 "compare_token": (
                     assessment.view_token(edit_token=token) if kind == "edit" else token
                 ),
-                "recommendation": report.OUTCOME_NAMES.get(assessment.recommendation, ""),
+                "recommendation": outcome_name(assessment.recommendation),
             }
         )
     if len(found) < len(entries):
@@ -147,97 +145,29 @@ def mine(request: HttpRequest) -> HttpResponse:
     return render(request, "decider/mine.html", {"recent": _recent(request)})
 
 
-def _step_values(step: questionnaire.Step, answers: dict[str, Any]) -> dict[str, Any]:
-    """The saved answers a step shows: its questions, and the cost figures on the last step."""
-    values = {key: answers[key] for key in step.keys if key in answers}
-    if STEP_FORMS[step.slug] is BudgetForm:
-        values["costs"] = answers.get("costs", {})
-    return values
-
-
-def _step_form(step: questionnaire.Step, assessment: Assessment, data=None) -> StepForm:
-    initial = {
-        key: questionnaire.QUESTIONS[key].to_form_value(assessment.answers[key])
-        for key in step.keys
-        if key in assessment.answers
-    }
+def _step_form(step: questionnaire.Step, assessment: Assessment, data: Any = None) -> StepForm:
+    """The step's form as saved now (to show), or bound to `data` (to save)."""
     form_class = STEP_FORMS[step.slug]
-    if form_class is BudgetForm:
+    drawn = {"saved": assessment.answers, "revision": assessment.revision}
+    if issubclass(form_class, FiguresStepForm):
         # The figures the result is scored with: the pinned ones once scored.
         figures = services.pinned_figures(assessment) or Assumption.for_gpu_model(
             assessment.answers.get("gpu_model", "h100")
         )
-        form = BudgetForm(
-            data,
-            initial=initial,
-            assumptions=figures,
-            overrides=assessment.answers.get("costs", {}),
-        )
-    else:
-        form = form_class(data, initial=initial)
-    # What the person saw when the form was drawn: compared on save to find
-    # answers someone else changed in the meantime.
-    form.base = _step_values(step, assessment.answers)
-    form.revision = assessment.revision
-    return form
+        return form_class(data, figures=figures, **drawn)
+    return form_class(data, **drawn)
 
 
-def _submitted(step: questionnaire.Step, form: StepForm) -> dict[str, Any]:
-    """The step's answers as submitted (the valid ones)."""
-    values = form.answers()
-    if isinstance(form, BudgetForm) and not form.errors:
-        values["costs"] = form.cost_overrides()
-    return values
-
-
-def _posted_base(request: HttpRequest) -> tuple[int | None, dict[str, Any] | None]:
-    """The version and answers the submitted form was drawn with (None: not sent)."""
-    try:
-        revision, base = int(request.POST["revision"]), json.loads(request.POST["base"])
-    except (KeyError, ValueError, TypeError):
-        return None, None
-    return (revision, base) if isinstance(base, dict) else (None, None)
-
-
-def _save_step(
-    request: HttpRequest, step: questionnaire.Step, assessment: Assessment, form: StepForm
-) -> dict[str, Any]:
-    """Record the step's valid answers; return the ones that clash with someone else's edit.
-
-    Invalid fields keep their previous answer. When the assessment changed
-    since the form was drawn, the answers are merged (`answers_merge`): an
-    answer both people changed is not written, so nothing is lost silently.
-    The write only lands on the version it was merged against; if another
-    save got in first, the merge runs again against it.
-    """
+def _save_step(step: questionnaire.Step, assessment: Assessment, form: StepForm) -> dict[str, Any]:
+    """Record the step's valid answers (invalid fields keep their previous answer)."""
     form.is_valid()
-    mine = _submitted(step, form)
-    revision, base = _posted_base(request)
-    for _attempt in range(5):
-        conflicts: dict[str, Any] = {}
-        changes = mine
-        if revision is not None and revision != assessment.revision:
-            stored = _step_values(step, assessment.answers)
-            changes, conflicts = questionnaire.answers_merge(base=base, mine=mine, stored=stored)
-        answers = {**assessment.answers, **changes}
-        if not answers.get("costs"):
-            answers.pop("costs", None)
-        if answers == assessment.answers:
-            return conflicts
-        written = Assessment.objects.filter(pk=assessment.pk, revision=assessment.revision).update(
-            answers=answers, revision=F("revision") + 1, updated_at=timezone.now()
-        )
-        if written:
-            assessment.answers, assessment.revision = answers, assessment.revision + 1
-            return conflicts
-        assessment.refresh_from_db()
-        if revision is None:  # a client without a version: last write wins
-            continue
-    raise SaveContention(f"assessment {assessment.pk} kept changing while saving")
-
-
-class SaveContention(RuntimeError):
-    pass
+    return services.assessment_step_save(
+        assessment,
+        step=step,
+        mine=form.answers(),
+        base=form.cleaned_data.get("base"),
+        revision=form.cleaned_data.get("revision"),
+    )
 
 
 def _conflict_form(
@@ -268,7 +198,8 @@ def _show_conflicts(form: StepForm, conflicts: dict[str, Any]) -> None:
         if key == "costs":
             form.add_error(None, _("The cost figures were also changed by someone else."))
             continue
-        shown = report.answer_display(key, theirs) if theirs is not None else _("no answer")
+        question = questionnaire.QUESTIONS[key]
+        shown = question.display(theirs) if theirs is not None else _("no answer")
         form.add_error(
             key,
             _("Someone else changed this to “%(theirs)s” while you were editing.")
@@ -290,15 +221,13 @@ def step(request: HtmxHttpRequest, token: str, slug: str) -> HttpResponse:
         going_back = "back" in request.POST
         if going_back or form.is_valid():
             try:
-                conflicts = _save_step(request, current, assessment, form)
-            except SaveContention:
+                conflicts = _save_step(current, assessment, form)
+            except services.SaveContention:
                 form.add_error(None, _("Others are saving this assessment right now; try again."))
                 return _render_step(request, assessment, current, form)
             if not conflicts:
                 return _after_step(request, token, assessment, index, going_back)
             form = _conflict_form(request, current, assessment, conflicts)
-        else:
-            form.revision, form.base = _posted_base(request)
     else:
         form = _step_form(current, assessment)
     return _render_step(request, assessment, current, form)
@@ -330,7 +259,6 @@ def _render_step(
         "token": token,
         "step": current,
         "form": form,
-        "base_json": json.dumps(form.base if form.base is not None else {}),
         "progress": report.progress(assessment.answers, current),
         "step_number": questionnaire.STEPS.index(current) + 1,
         "is_first": current is questionnaire.STEPS[0],
@@ -482,7 +410,7 @@ def rename(request: HttpRequest, token: str) -> HttpResponse:
 def copy(request: HttpRequest, token: str) -> HttpResponse:
     original = _get_editable(token)
     name = _("Copy of %(name)s") % {"name": original.name or _("assessment")}
-    duplicate, edit_token, _view = services.assessment_copy(original, name=name[:120])
+    duplicate, edit_token, _view = services.assessment_copy(original, name=name[:NAME_MAX_LENGTH])
     _remember(request, edit_token)
     messages.success(request, _("This is a copy with its own links. The original is unchanged."))
     return redirect("decider-result", token=edit_token)
@@ -541,10 +469,10 @@ def rescore(request: HttpRequest, token: str) -> HttpResponse:
         ),
         "old_version": assessment.ruleset.version if assessment.ruleset else None,
         "new_version": ruleset.version,
-        "old_recommendation": report.OUTCOME_NAMES.get(assessment.recommendation, ""),
-        "new_recommendation": report.OUTCOME_NAMES.get(evaluation.result.recommendation, ""),
+        "old_recommendation": outcome_name(assessment.recommendation),
+        "new_recommendation": outcome_name(evaluation.result.recommendation),
         "figure_changes": report.figure_changes(
-            assessment.result["assumptions"], evaluation.assumptions
+            assessment.result["assumptions"], evaluation.figures
         ),
     }
     return render(request, "decider/rescore.html", context)

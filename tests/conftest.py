@@ -1,32 +1,39 @@
-import copy
 import os
 
 import pytest
 from django.conf import settings
 from django.core.management import call_command
 
-from decider.models import Assessment
-from decider.personas import PRESETS
+from tests.factories import make_answers
 
 # Playwright's sync API runs an event loop in the test thread.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
 
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup, django_db_blocker):
+    """The test database with the shipped rule set and figures, loaded once per session."""
+    with django_db_blocker.unblock():
+        call_command("load_defaults", verbosity=0)
+
+
 @pytest.fixture
 def rules(db):
-    """The shipped rule set and cost figures, loaded as `make run` loads them."""
+    """The shipped rule set and cost figures, as `make run` loads them.
+
+    Loaded once per session; loaded again after a test that emptied the
+    database (transactional tests flush it when they end).
+    """
     call_command("load_defaults", verbosity=0)
 
 
-def make_answers(persona: str = "growth", **changes) -> dict:
-    answers = copy.deepcopy(PRESETS[persona]["answers"])
-    answers.update(changes)
-    return answers
+@pytest.fixture
+def no_rules(db):
+    """A database without any rule set or figures (undone when the test ends)."""
+    from decider.models import Assumption, RuleSet
 
-
-def make_assessment(**kwargs) -> tuple[Assessment, str, str]:
-    kwargs.setdefault("answers", make_answers())
-    return Assessment.create_with_links(**kwargs)
+    RuleSet.objects.all().delete()
+    Assumption.objects.all().delete()
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ from django.urls import reverse
 from decider.models import Assumption, Criterion, RuleSet
 from decider.rulesets import ruleset_draft, ruleset_export
 from tests.adminforms import change_form_data, change_url, changelist_data
-from tests.conftest import make_assessment
+from tests.factories import make_assessment
 
 
 @pytest.fixture

@@ -5,7 +5,8 @@ from playwright.sync_api import expect
 
 from decider.models import Assessment, RuleSet
 from decider.services import assessment_score
-from tests.conftest import make_answers, make_assessment, new_page
+from tests.conftest import new_page
+from tests.factories import make_answers, make_assessment
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

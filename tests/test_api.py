@@ -7,7 +7,7 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from decider.models import Assessment
-from tests.conftest import make_answers
+from tests.factories import make_answers
 
 pytestmark = pytest.mark.django_db
 
@@ -107,7 +107,7 @@ def test_a_too_long_name_is_refused(client, rules):
     assert response.status_code == 400 and "name" in response.json()["errors"]
 
 
-def test_without_rules_it_says_so(client, db):
+def test_without_rules_it_says_so(client, no_rules):
     response = _post(client, make_answers())
     assert response.status_code == 503
     assert "load_defaults" in response.json()["errors"]["_"]

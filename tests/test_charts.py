@@ -10,13 +10,8 @@ from decider.charts import (
     Chart,
     charts_for,
 )
-from decider.costs import (
-    DEFAULT_ASSUMPTIONS_PATH,
-    Assumption,
-    CostAnswers,
-    assumptions_load_defaults,
-    costs_compute,
-)
+from decider.engine.costs import CostAnswers, costs_compute
+from tests.factories import shipped_figures
 
 KEYS = ["cumulative", "per_hour", "hybrid", "tornado"]
 ANSWER_FIELDS = {field.name for field in fields(CostAnswers)}
@@ -35,17 +30,10 @@ def make_costs(**changes) -> dict:
         "demand_shape": "moderate",
     }
     answers.update({k: v for k, v in changes.items() if k in ANSWER_FIELDS})
-    assumptions = assumptions_load_defaults(gpu_model="h100", path=DEFAULT_ASSUMPTIONS_PATH)
-    for name, value in changes.items():
-        if name in ANSWER_FIELDS:
-            continue
-        if name not in assumptions:
-            raise KeyError(name)
-        old = assumptions[name]
-        assumptions[name] = Assumption(
-            name=name, value=value, unit=old.unit, source=old.source, as_of=old.as_of
-        )
-    return costs_compute(answers=CostAnswers(**answers), assumptions=assumptions, currency=currency)
+    figures = shipped_figures(
+        "h100", **{k: v for k, v in changes.items() if k not in ANSWER_FIELDS}
+    )
+    return costs_compute(answers=CostAnswers(**answers), figures=figures, currency=currency)
 
 
 def axis_title(chart: Chart, axis: str) -> str:

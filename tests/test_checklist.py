@@ -4,7 +4,7 @@ import pytest
 from django.urls import reverse
 
 from decider.checklist import checklist_for
-from tests.conftest import make_answers, make_assessment
+from tests.factories import make_answers, make_assessment
 
 MIGRATION = {"cost": 9000.0, "days": 2.5, "currency": "USD"}
 

@@ -4,7 +4,7 @@ import pytest
 from django.urls import reverse
 
 from decider.models import Assessment
-from tests.conftest import make_answers, make_assessment
+from tests.factories import make_answers, make_assessment
 
 pytestmark = pytest.mark.django_db
 

@@ -7,8 +7,7 @@ import pytest
 from django.urls import reverse
 
 from decider.models import Assessment
-from tests.conftest import make_assessment
-from tests.test_wizard import STEP_POSTS
+from tests.factories import STEP_POSTS, make_assessment
 
 pytestmark = pytest.mark.django_db
 
@@ -17,14 +16,15 @@ def _drawn_form(client, token: str, slug: str) -> dict:
     """What a browser holds after drawing a step: the saved answers plus the hidden version."""
     response = client.get(reverse("decider-step", args=[token, slug]))
     form = response.context["form"]
+    base = json.loads(form["base"].value())
     return {
         **{
             key: str(value).lower() if isinstance(value, bool) else str(value)
-            for key, value in form.base.items()
+            for key, value in base.items()
             if key != "costs"
         },
-        "revision": str(form.revision),
-        "base": json.dumps(form.base),
+        "revision": str(form["revision"].value()),
+        "base": form["base"].value(),
     }
 
 
@@ -57,9 +57,9 @@ def editors(client, assessment) -> Editors:
 
 
 def _resubmit(form, **changes) -> dict:
-    """Submit a re-shown step as it stands, with its new hidden version."""
+    """Submit a re-shown step as it stands, with its new hidden version (revision, base)."""
     data = {key: str(form[key].value()) for key in form.fields}
-    return data | changes | {"revision": str(form.revision), "base": json.dumps(form.base)}
+    return data | changes
 
 
 def test_a_second_save_over_a_changed_answer_is_refused_with_both_values(client, editors):

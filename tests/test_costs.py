@@ -6,52 +6,33 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from decider.costs import (
-    ASSUMPTION_NAMES,
-    DEFAULT_ASSUMPTIONS_PATH,
-    MONEY_ASSUMPTIONS,
+from decider.engine.costs import (
     OPTIONS,
-    SENSITIVITY_NAMES,
-    Assumption,
     CostAnswers,
+    _cashflow,
     _hybrid_lines,
     _lines_total,
     _on_demand_lines,
     _onprem_lines,
-    _params,
-    assumptions_load_defaults,
-    assumptions_select,
     cost_verdict,
-    costs_cashflow,
     costs_compute,
 )
+from decider.engine.figures import (
+    FIGURE_NAMES,
+    FIGURES,
+    SENSITIVITY_NAMES,
+    figures_select,
+    figures_values,
+)
+from decider.engine.questionnaire import GPU_MODELS
+from tests.factories import make_cost_answers as make_answers
+from tests.factories import make_figures, shipped_figure_rows, shipped_figures
 
 H = 730  # hours per month
 
 
-def make_assumptions(**values: float) -> dict[str, Assumption]:
-    """Every cost line off except servers and cloud on-demand GPU-hours."""
-    base = dict.fromkeys(ASSUMPTION_NAMES, 0.0)
-    base.update(gpus_per_node=8, server_price=300_000, gpu_hour_on_demand=3.0, usd_cny=7.0)
-    base.update(values)
-    return {
-        name: Assumption(name=name, value=value, unit="u", source="test", as_of="2025-06-01")
-        for name, value in base.items()
-    }
-
-
-def make_answers(**kwargs) -> CostAnswers:
-    kwargs.setdefault("gpus", 12)
-    kwargs.setdefault("utilization", 0.5)
-    kwargs.setdefault("horizon_months", 36)
-    kwargs.setdefault("dataset_tb", 50.0)
-    kwargs.setdefault("has_datacenter", False)
-    kwargs.setdefault("demand_shape", "moderate")
-    return CostAnswers(**kwargs)
-
-
 def make_costs(answers: CostAnswers | None = None, **values: float) -> dict:
-    return costs_compute(answers=answers or make_answers(), assumptions=make_assumptions(**values))
+    return costs_compute(answers=answers or make_answers(), figures=make_figures(**values))
 
 
 def line_delta(key: str, answers: CostAnswers | None = None, **values: float) -> float:
@@ -80,32 +61,30 @@ answers_strategy = st.builds(
     has_datacenter=st.booleans(),
     demand_shape=st.sampled_from(["steady", "moderate", "peaky"]),
 )
-DEFAULTS = assumptions_load_defaults(gpu_model="h100")
+DEFAULTS = shipped_figures("h100")
 
 
 # --- assumptions ---------------------------------------------------------
 
 
-def test_it_lists_every_assumption_once():
-    assert len(ASSUMPTION_NAMES) == len(set(ASSUMPTION_NAMES)) == 27
-    assert ASSUMPTION_NAMES[0] == "gpus_per_node"
-    assert ASSUMPTION_NAMES[-1] == "usd_cny"
-    assert set(ASSUMPTION_NAMES) >= MONEY_ASSUMPTIONS
-    assert {
-        "server_price",
-        "kwh_price",
-        "gpu_hour_on_demand",
-        "egress_price_tb",
-    } <= MONEY_ASSUMPTIONS
-    assert not MONEY_ASSUMPTIONS & {"pue", "usd_cny", "idle_share", "lead_time_months"}
-    assert set(SENSITIVITY_NAMES) <= set(ASSUMPTION_NAMES)
+def test_it_lists_every_figure_once():
+    money = {name for name, spec in FIGURES.items() if spec.kind == "money"}
+    assert len(FIGURE_NAMES) == len(set(FIGURE_NAMES)) == 27
+    assert FIGURE_NAMES[0] == "gpus_per_node"
+    assert FIGURE_NAMES[-1] == "usd_cny"
+    assert {"server_price", "kwh_price", "gpu_hour_on_demand", "egress_price_tb"} <= money
+    assert not money & {"pue", "usd_cny", "idle_share", "lead_time_months"}
+    assert set(SENSITIVITY_NAMES) <= set(FIGURE_NAMES)
+    for spec in FIGURES.values():
+        assert spec.label.en and spec.label.zh and spec.unit.en and spec.unit.zh
+        assert (spec.kind == "share") == (spec.max == 1 and "share" in spec.unit.en)
 
 
 def test_it_names_a_missing_assumption():
-    assumptions = make_assumptions()
-    del assumptions["kwh_price"]
+    figures = make_figures()
+    del figures["kwh_price"]
     with pytest.raises(ValueError, match="kwh_price"):
-        costs_compute(answers=make_answers(), assumptions=assumptions)
+        costs_compute(answers=make_answers(), figures=figures)
 
 
 @pytest.mark.parametrize(
@@ -140,7 +119,7 @@ def test_it_rejects_impossible_answers(kwargs):
 
 def test_it_rejects_an_unknown_currency():
     with pytest.raises(ValueError, match="currency"):
-        costs_compute(answers=make_answers(), assumptions=make_assumptions(), currency="EUR")
+        costs_compute(answers=make_answers(), figures=make_figures(), currency="EUR")
 
 
 def test_it_lets_a_model_specific_row_override_the_generic_one():
@@ -170,28 +149,28 @@ def test_it_lets_a_model_specific_row_override_the_generic_one():
             "as_of": "2025-01-01",
         },
     ]
-    assert assumptions_select(rows=rows, gpu_model="b200")["server_price"].value == 2
-    assert assumptions_select(rows=rows, gpu_model="h100")["server_price"].value == 1
-    assert assumptions_select(rows=rows, gpu_model="b200")["node_kw"].value == 3
+    assert figures_select(rows=rows, gpu_model="b200")["server_price"].value == 2
+    assert figures_select(rows=rows, gpu_model="h100")["server_price"].value == 1
+    assert figures_select(rows=rows, gpu_model="b200")["node_kw"].value == 3
 
 
-def test_it_ships_a_generic_default_with_a_source_for_every_assumption():
-    rows = json.loads(DEFAULT_ASSUMPTIONS_PATH.read_text(encoding="utf-8"))["assumptions"]
+def test_it_ships_a_generic_default_with_a_source_for_every_figure():
+    rows = shipped_figure_rows()
     generic = {row["name"] for row in rows if row["gpu_model"] == ""}
-    assert generic == set(ASSUMPTION_NAMES)
+    assert generic == set(FIGURE_NAMES)
     assert len(generic) == len([row for row in rows if row["gpu_model"] == ""])
     for row in rows:
-        assert row["name"] in ASSUMPTION_NAMES
-        assert row["gpu_model"] in {"", "h100", "h200", "b200", "a100", "l40s"}
+        assert row["name"] in FIGURE_NAMES
+        assert row["gpu_model"] in {""} | {model for model, _name in GPU_MODELS}
         assert isinstance(row["value"], int | float)
-        assert row["unit"] and row["source"]
+        assert row["source"]
         assert date(2024, 1, 1) <= date.fromisoformat(row["as_of"]) <= date(2026, 12, 31)
-    for model in ("h100", "h200", "b200", "a100", "l40s"):
-        _params(assumptions_load_defaults(gpu_model=model))  # valid for every model
+    for model, _name in GPU_MODELS:
+        figures_values(shipped_figures(model))  # valid for every model
 
 
 def test_it_marks_model_specific_guesses_as_estimates():
-    rows = json.loads(DEFAULT_ASSUMPTIONS_PATH.read_text(encoding="utf-8"))["assumptions"]
+    rows = shipped_figure_rows()
     sourced = {("b200", "server_price"), ("b200", "node_kw"), ("a100", "node_kw")}
     for row in rows:
         if row["gpu_model"] and (row["gpu_model"], row["name"]) not in sourced:
@@ -336,8 +315,8 @@ def test_it_adds_cloud_staff():
 
 def test_it_converts_money_to_cny_but_not_the_assumptions():
     answers = make_answers()
-    usd = costs_compute(answers=answers, assumptions=DEFAULTS)
-    cny = costs_compute(answers=answers, assumptions=DEFAULTS, currency="CNY")
+    usd = costs_compute(answers=answers, figures=DEFAULTS)
+    cny = costs_compute(answers=answers, figures=DEFAULTS, currency="CNY")
     rate = DEFAULTS["usd_cny"].value
     assert cny["currency"] == "CNY"
     for key in OPTIONS:
@@ -384,19 +363,19 @@ def test_it_prorates_a_fractional_lead_time():
 @given(answers=answers_strategy)
 @settings(max_examples=40, deadline=None)
 def test_it_makes_hybrid_the_pure_options_at_both_ends(answers):
-    params = _params(DEFAULTS)
+    params = figures_values(DEFAULTS)
     assert _lines_total(_hybrid_lines(params, answers, 0)) == _lines_total(
         _on_demand_lines(params, answers)
     )
     assert _lines_total(_hybrid_lines(params, answers, answers.gpus)) == _lines_total(
         _onprem_lines(params, answers)
     )
-    curve = costs_compute(answers=answers, assumptions=DEFAULTS)["hybrid_curve"]
+    curve = costs_compute(answers=answers, figures=DEFAULTS)["hybrid_curve"]
     assert curve["owned_gpus"][0] == 0 and curve["owned_gpus"][-1] == answers.gpus
 
 
 def test_it_tries_every_node_size_as_the_owned_base():
-    costs = costs_compute(answers=make_answers(gpus=20), assumptions=DEFAULTS)
+    costs = costs_compute(answers=make_answers(gpus=20), figures=DEFAULTS)
     assert costs["hybrid_curve"]["owned_gpus"] == [0, 8, 16, 20]
 
 
@@ -407,7 +386,7 @@ def test_it_breaks_hybrid_ties_towards_fewer_owned_gpus():
 
 def test_it_owns_part_of_the_fleet_when_demand_is_peaky():
     answers = make_answers(gpus=64, utilization=0.6, horizon_months=60, demand_shape="moderate")
-    costs = costs_compute(answers=answers, assumptions=DEFAULTS)
+    costs = costs_compute(answers=answers, figures=DEFAULTS)
     assert 0 < costs["hybrid_owned_gpus"] < 64
     assert costs["options_compared"] == ["onprem", "cloud", "hybrid"]
     assert costs["cheapest"] == "hybrid"
@@ -417,7 +396,7 @@ def test_it_owns_part_of_the_fleet_when_demand_is_peaky():
 
 
 def test_it_compares_only_onprem_and_cloud_when_hybrid_is_a_pure_option():
-    costs = costs_compute(answers=make_answers(gpus=8), assumptions=DEFAULTS)
+    costs = costs_compute(answers=make_answers(gpus=8), figures=DEFAULTS)
     assert costs["hybrid_owned_gpus"] in (0, 8)
     assert costs["options_compared"] == ["onprem", "cloud"]
     assert costs["cheapest"] in ("onprem", "cloud")
@@ -462,28 +441,28 @@ def test_it_reports_the_runner_up_and_the_gap():
 
 
 def test_it_returns_plain_json():
-    costs = costs_compute(answers=make_answers(), assumptions=DEFAULTS, currency="CNY")
+    costs = costs_compute(answers=make_answers(), figures=DEFAULTS, currency="CNY")
     json.dumps(costs, allow_nan=False)
     for value in walk(costs):
         assert value is None or type(value) in (str, int, float, bool)
     assert set(costs["totals"]) == set(OPTIONS)
     assert costs["assumptions"]["server_price"] == {
         "value": 310_000.0,
-        "unit": DEFAULTS["server_price"].unit,
+        "unit": FIGURES["server_price"].unit.en,
         "source": DEFAULTS["server_price"].source,
         "as_of": DEFAULTS["server_price"].as_of,
     }
 
 
 def test_it_breaks_totals_down_by_line():
-    costs = costs_compute(answers=make_answers(), assumptions=DEFAULTS)
+    costs = costs_compute(answers=make_answers(), figures=DEFAULTS)
     for key in OPTIONS:
         assert sum(costs["breakdown"][key].values()) == pytest.approx(costs["totals"][key], abs=0.1)
     assert costs["breakdown"]["onprem"]["servers"] == 2 * 310_000
 
 
 def test_it_gives_a_monthly_cashflow_table():
-    frame = costs_cashflow(answers=make_answers(horizon_months=12), assumptions=DEFAULTS)
+    frame = _cashflow(figures_values(DEFAULTS), make_answers(horizon_months=12), owned=0)
     assert len(frame) == 13
     assert frame.loc[0, ("onprem", "servers")] == 2 * 310_000
     assert frame[("onprem", "power")].iloc[1:4].sum() == 0  # still in the 3-month lead time
@@ -506,10 +485,10 @@ def test_it_reports_cost_per_useful_gpu_hour():
 def test_it_charges_more_cloud_for_more_utilization(answers, low, high):
     low, high = sorted((low, high))
     cheap = costs_compute(
-        answers=CostAnswers(**{**answers.__dict__, "utilization": low}), assumptions=DEFAULTS
+        answers=CostAnswers(**{**answers.__dict__, "utilization": low}), figures=DEFAULTS
     )
     dear = costs_compute(
-        answers=CostAnswers(**{**answers.__dict__, "utilization": high}), assumptions=DEFAULTS
+        answers=CostAnswers(**{**answers.__dict__, "utilization": high}), figures=DEFAULTS
     )
     assert cheap["totals"]["cloud_on_demand"] <= dear["totals"]["cloud_on_demand"]
 
@@ -517,21 +496,21 @@ def test_it_charges_more_cloud_for_more_utilization(answers, low, high):
 @given(answers=answers_strategy)
 @settings(max_examples=40, deadline=None)
 def test_it_makes_onprem_gpu_hours_cheaper_with_utilization(answers):
-    onprem = costs_compute(answers=answers, assumptions=DEFAULTS)["per_hour"]["onprem"][1:]
+    onprem = costs_compute(answers=answers, figures=DEFAULTS)["per_hour"]["onprem"][1:]
     assert all(later <= earlier for earlier, later in zip(onprem, onprem[1:], strict=False))
 
 
 @given(answers=answers_strategy)
 @settings(max_examples=40, deadline=None)
 def test_it_never_picks_a_hybrid_worse_than_both_pure_options(answers):
-    totals = costs_compute(answers=answers, assumptions=DEFAULTS)["totals"]
+    totals = costs_compute(answers=answers, figures=DEFAULTS)["totals"]
     assert totals["hybrid"] <= min(totals["onprem"], totals["cloud_on_demand"]) + 1e-6
 
 
 @given(answers=answers_strategy)
 @settings(max_examples=40, deadline=None)
 def test_it_ends_each_cumulative_series_at_its_total(answers):
-    costs = costs_compute(answers=answers, assumptions=DEFAULTS)
+    costs = costs_compute(answers=answers, figures=DEFAULTS)
     for key in OPTIONS:
         series = costs["cumulative"][key]
         assert len(series) == answers.horizon_months + 1

@@ -5,7 +5,7 @@ import json
 import pytest
 from django.core.management import call_command
 
-from tests.conftest import make_answers
+from tests.factories import make_answers
 
 
 def run_decide(tmp_path, capsys, content, *args):

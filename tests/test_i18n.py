@@ -57,7 +57,7 @@ def test_the_language_switch_is_remembered(client, rules):
 
 
 def test_a_chinese_result_page_gives_the_rule_reasons_in_chinese(client, rules):
-    from tests.conftest import make_answers, make_assessment
+    from tests.factories import make_answers, make_assessment
 
     _assessment, token, _view = make_assessment(
         answers=make_answers("research_lab", residency="all")

@@ -1,100 +1,27 @@
 """Impact preview: batch re-scoring equals answers_score row by row, and the ORM wrapper."""
 
-import json
 import random
 from dataclasses import replace
 
-from django.conf import settings as django_settings
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from decider import impact
-from decider.impact import Impact, Transition, impact_compute, recommendations_batch
+from decider import services
+from decider.engine.batch import Impact, Transition, impact_compute, recommendations_batch
+from decider.engine.outcomes import OUTCOMES
+from decider.engine.scoring import Band, HardConstraint, Rule, RuleBook, answers_score
+from decider.engine.text import Text
 from decider.models import Assessment, Criterion, RuleSet
 from decider.personas import PRESETS
-from decider.rulesets import ruleset_export, ruleset_import
-from decider.scoring import OUTCOMES, Band, Constraint, Rule, RuleBook, Text, answers_score
+from decider.rulesets import ruleset_export, ruleset_import, ruleset_rulebook
 from decider.services import assessment_score
-from tests.conftest import make_answers, make_assessment
-
-VERDICTS = [
-    "onprem_clear",
-    "onprem_slight",
-    "hybrid_clear",
-    "hybrid_slight",
-    "cloud_slight",
-    "cloud_clear",
-]
-
-
-def shipped_rulebook() -> RuleBook:
-    """fixtures/ruleset.json as the engine sees it, without a database."""
-    path = django_settings.BASE_DIR / "fixtures" / "ruleset.json"
-    document = json.loads(path.read_text(encoding="utf-8"))
-
-    def text(d):
-        return Text(d["en"], d["zh"])
-
-    rules = tuple(
-        Rule(
-            key=c["key"],
-            question=c["question"],
-            label=text(c["label"]),
-            weight=c["weight"],
-            bands=tuple(
-                Band(
-                    scores=o["scores"],
-                    reason=text(o["reason"]),
-                    label=text(o["label"]),
-                    value=o.get("value") or None,
-                    lower=o.get("lower"),
-                    upper=o.get("upper"),
-                )
-                for o in c["options"]
-            ),
-        )
-        for c in document["criteria"]
-    )
-    constraints = tuple(
-        Constraint(
-            key=c["key"],
-            question=c["question"],
-            value=c["value"],
-            outcome=c["outcome"],
-            reason=text(c["reason"]),
-            excludes=c.get("excludes", True),
-        )
-        for c in document["constraints"]
-    )
-    return RuleBook(version=document["version"], rules=rules, constraints=constraints)
-
+from tests.factories import make_answers, make_assessment, shipped_rulebook, varied_answers
 
 SHIPPED = shipped_rulebook()
 
 
 def one_by_one(rows, rulebook):
     return [answers_score(answers=row, rulebook=rulebook).recommendation for row in rows]
-
-
-def varied_answers(rng: random.Random) -> dict:
-    """A persona with some answers changed, some dropped, and a cost verdict."""
-    answers = make_answers(rng.choice(list(PRESETS)))
-    answers["cost_verdict"] = rng.choice(VERDICTS)
-    for rule in SHIPPED.rules:
-        if rng.random() > 0.3:
-            continue
-        band = rng.choice(rule.bands)
-        if band.value is not None:
-            answers[rule.question] = {"true": True, "false": False}.get(band.value, band.value)
-        else:
-            # Band edges included: they are where off-by-one mistakes live.
-            edges = [x for x in (band.lower, band.upper) if x is not None]
-            answers[rule.question] = rng.choice(
-                [*edges, (band.lower or 0) + rng.random() * 50, rng.randint(0, 600)]
-            )
-    for key in rng.sample(sorted(answers), k=rng.choice([0, 0, 1, 3])):
-        del answers[key]
-    return answers
 
 
 def test_it_matches_answers_score_on_thousands_of_persona_variations():
@@ -156,7 +83,7 @@ def rulebooks(draw):
             ]
         rules.append(Rule(f"r{i}", f"q{i % 4}", Text("x", "x"), draw(weights_st), tuple(bands)))
     constraints = [
-        Constraint(
+        HardConstraint(
             f"c{j}",
             f"q{draw(st.integers(0, 3))}",
             draw(st.sampled_from(["a", "b", "true", "None"])),
@@ -300,9 +227,9 @@ def test_ruleset_impact_over_saved_assessments_matches_one_by_one(rules):
     make_assessment()  # never scored: skipped
     draft = draft_with({"utilization": 12, "stage": 0})
 
-    result = impact.ruleset_impact(draft)
+    result = services.ruleset_impact(draft)
 
-    book = draft.rulebook()
+    book = ruleset_rulebook(draft)
     expected = {}
     for a in saved:
         a.refresh_from_db()
@@ -322,7 +249,7 @@ def test_an_unchanged_draft_changes_nothing(rules):
     for persona in PRESETS:
         assessment, _e, _v = make_assessment(answers=make_answers(persona))
         assessment_score(assessment)
-    result = impact.ruleset_impact(draft_with({}))
+    result = services.ruleset_impact(draft_with({}))
     assert (result.total, result.changed, result.unchanged) == (4, 0, 4)
 
 
@@ -334,7 +261,7 @@ def test_results_saved_before_derived_answers_count_as_stale(rules):
     draft = draft_with({})
     Criterion.objects.filter(ruleset=draft, key="cost").update(weight=0)
 
-    outcome = impact.ruleset_impact(draft)
+    outcome = services.ruleset_impact(draft)
 
     assert (outcome.total, outcome.stale, outcome.skipped) == (1, 1, 0)
 
@@ -347,7 +274,7 @@ def test_answers_edited_since_scoring_are_not_counted_as_impact(rules):
         answers={**assessment.answers, "stage": "startup", "utilization_pct": 10},
         revision=assessment.revision + 1,
     )
-    outcome = impact.ruleset_impact(draft_with({}))
+    outcome = services.ruleset_impact(draft_with({}))
     assert (outcome.total, outcome.changed, outcome.skipped) == (0, 0, 1)
 
 

@@ -9,7 +9,7 @@ from django.urls import reverse
 
 from decider import pdf
 from decider.models import ReportPdf
-from tests.conftest import make_assessment
+from tests.factories import make_assessment
 
 pytestmark = pytest.mark.django_db
 

@@ -6,8 +6,7 @@ from django.urls import reverse
 from decider.models import Assumption, RuleSet
 from decider.rulesets import ruleset_draft, ruleset_publish
 from decider.services import assessment_score
-from tests.conftest import make_assessment
-from tests.test_wizard import STEP_POSTS
+from tests.factories import STEP_POSTS, make_assessment
 
 pytestmark = pytest.mark.django_db
 

@@ -4,23 +4,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from decider.models import RuleSet
-from decider.scoring import Band, Constraint, Rule, RuleBook, Text, answers_score
+from decider.engine.scoring import HardConstraint, RuleBook, answers_score
+from decider.engine.text import Text
 from decider.services import evaluate_now
-from tests.conftest import make_answers
-
-
-def make_band(onprem=0, cloud=0, hybrid=0, **where) -> Band:
-    return Band(
-        scores={"onprem": onprem, "cloud": cloud, "hybrid": hybrid},
-        reason=Text(f"reason {where}", f"理由 {where}"),
-        label=Text(str(where), str(where)),
-        **where,
-    )
-
-
-def make_rule(key="q", weight=1.0, bands=()) -> Rule:
-    return Rule(key=key, question=key, label=Text(key, key), weight=weight, bands=tuple(bands))
+from tests.factories import make_answers, make_band, make_rule, shipped_figures, shipped_rulebook
 
 
 def test_it_averages_weighted_scores_onto_0_to_100():
@@ -73,7 +60,9 @@ def test_a_constraint_removes_an_outcome_even_when_it_scores_best():
     book = RuleBook(
         version=1,
         rules=(make_rule("r", bands=[make_band(cloud=2, value="all")]),),
-        constraints=(Constraint("no-cloud", "r", "all", "cloud", Text("stays home", "不出域")),),
+        constraints=(
+            HardConstraint("no-cloud", "r", "all", "cloud", Text("stays home", "不出域")),
+        ),
     )
     result = answers_score(answers={"r": "all"}, rulebook=book)
     assert result.scores["cloud"] == 100
@@ -86,7 +75,9 @@ def test_a_warning_constraint_keeps_the_outcome():
         version=1,
         rules=(make_rule("r", bands=[make_band(hybrid=2, value="partial")]),),
         constraints=(
-            Constraint("h", "r", "partial", "hybrid", Text("keep core", "核心"), excludes=False),
+            HardConstraint(
+                "h", "r", "partial", "hybrid", Text("keep core", "核心"), excludes=False
+            ),
         ),
     )
     result = answers_score(answers={"r": "partial"}, rulebook=book)
@@ -149,18 +140,8 @@ def test_the_cost_verdict_shows_among_the_contributions(rules):
 
 
 @pytest.fixture(scope="module")
-def rulebook(django_db_setup, django_db_blocker):
-    from django.core.management import call_command
-
-    with django_db_blocker.unblock():
-        call_command("load_defaults", verbosity=0)
-        book = RuleSet.current().rulebook()
-        from decider.models import Assumption
-
-        assumptions = Assumption.for_gpu_model("h100")
-        RuleSet.objects.all().delete()
-        Assumption.objects.all().delete()
-    return book, assumptions
+def rulebook():
+    return shipped_rulebook(), shipped_figures("h100")
 
 
 @settings(max_examples=60, deadline=None)

@@ -7,11 +7,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from decider.engine.outcomes import OUTCOMES
+from decider.engine.scoring import Band, HardConstraint, Rule, RuleBook, answers_score
+from decider.engine.sensitivity import Sensitivity, weight_sensitivity
+from decider.engine.text import Text
 from decider.personas import PRESETS
-from decider.scoring import OUTCOMES, Band, Constraint, Rule, RuleBook, Text, answers_score
-from decider.sensitivity import Sensitivity, weight_sensitivity
-from tests.conftest import make_answers
-from tests.test_impact import SHIPPED, VERDICTS, varied_answers
+from tests.factories import VERDICTS, make_answers, shipped_rulebook, varied_answers
+
+SHIPPED = shipped_rulebook()
 
 EPSILON = 1e-9
 
@@ -135,7 +138,7 @@ def test_an_excluded_outcome_is_never_the_new_recommendation():
     book = RuleBook(
         version=1,
         rules=(rule("a", 1, onprem=2), rule("b", 1, cloud=1), rule("c", 1, hybrid=1)),
-        constraints=(Constraint("no-onprem", "c", "x", "onprem", Text("n", "n")),),
+        constraints=(HardConstraint("no-onprem", "c", "x", "onprem", Text("n", "n")),),
     )
     answers = {"a": "x", "b": "x", "c": "x"}
     found = {s.criterion: s for s in weight_sensitivity(answers=answers, rulebook=book)}
@@ -150,7 +153,7 @@ def test_a_single_allowed_outcome_cannot_change():
         version=1,
         rules=(rule("a", 1, onprem=2), rule("b", 1, cloud=1)),
         constraints=tuple(
-            Constraint(f"no-{o}", "a", "x", o, Text("n", "n")) for o in ("onprem", "hybrid")
+            HardConstraint(f"no-{o}", "a", "x", o, Text("n", "n")) for o in ("onprem", "hybrid")
         ),
     )
     for s in weight_sensitivity(answers={"a": "x", "b": "x"}, rulebook=book):
@@ -182,7 +185,7 @@ def books_and_answers(draw):
         for i in range(n)
     )
     constraints = tuple(
-        Constraint(f"c{o}", "q0", "x", o, Text("c", "c"))
+        HardConstraint(f"c{o}", "q0", "x", o, Text("c", "c"))
         for o in draw(st.lists(st.sampled_from(OUTCOMES), max_size=2, unique=True))
     )
     answers = {f"q{i}": "x" for i in range(n) if draw(st.integers(0, 5))}

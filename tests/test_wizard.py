@@ -3,42 +3,9 @@
 import pytest
 from django.urls import reverse
 
-from decider.answers import STEPS
+from decider.engine.questionnaire import STEPS
 from decider.models import Assessment
-from tests.conftest import make_answers, make_assessment
-
-STEP_POSTS = {
-    "workload": {
-        "stage": "startup",
-        "workload": "finetuning",
-        "direction_settled": "false",
-        "demand_shape": "peaky",
-        "capacity_lead_time": "minutes",
-        "latency_critical": "false",
-        "multi_region": "false",
-        "custom_topology": "false",
-    },
-    "utilization": {
-        "utilization_pct": "25",
-        "gpus": "8",
-        "gpu_model": "h100",
-        "horizon_years": "2",
-    },
-    "ops": {
-        "ops_hardware": "false",
-        "ops_filesystem": "false",
-        "ops_drivers": "false",
-        "ops_fte": "0.5",
-        "has_datacenter": "false",
-    },
-    "data": {
-        "residency": "none",
-        "sensitivity": "low",
-        "jurisdiction_concern": "false",
-        "dataset_tb": "5",
-    },
-    "budget": {"capex_available": "false"},
-}
+from tests.factories import STEP_POSTS, make_answers, make_assessment
 
 # One out-of-range value per step that has numbers, and a bad choice for the others.
 BAD_VALUES = [

@@ -6,10 +6,10 @@ from pathlib import Path
 from django.core.management.base import BaseCommand
 from django.utils import translation
 
-from decider import costs
-from decider.answers import answers_validate
-from decider.report import OUTCOME_NAMES
-from decider.scoring import result_localized
+from decider.engine.costs import CURRENCIES
+from decider.engine.outcomes import outcome_name
+from decider.engine.questionnaire import answers_validate
+from decider.engine.scoring import result_localized
 from decider.services import NoRuleSet, evaluate_now
 
 
@@ -20,7 +20,7 @@ class Command(BaseCommand):
         parser.add_argument("file", help="answers file (JSON); '-' reads standard input")
         parser.add_argument("--format", choices=["json", "text"], default="text")
         parser.add_argument("--lang", choices=["en", "zh-hans"], default="en")
-        parser.add_argument("--currency", choices=["USD", "CNY"], default="USD")
+        parser.add_argument("--currency", choices=CURRENCIES, default="USD")
 
     def handle(self, *args, **options):
         with translation.override(options["lang"]):
@@ -44,7 +44,7 @@ class Command(BaseCommand):
             raw = json.loads(text)
         except json.JSONDecodeError as error:
             return [f"{options['file']}: not valid JSON ({error})"], ""
-        answers, errors = answers_validate(raw, cost_names=frozenset(costs.ASSUMPTION_NAMES))
+        answers, errors = answers_validate(raw)
         if errors:
             return [f"{key}: {message}" for key, message in errors.items()], ""
         try:
@@ -64,7 +64,7 @@ class Command(BaseCommand):
 
     def _text(self, data) -> str:
         lines = [
-            f"Recommendation: {OUTCOME_NAMES[data['recommendation']]} ({data['recommendation']})"
+            f"Recommendation: {outcome_name(data['recommendation'])} ({data['recommendation']})"
         ]
         for outcome, score in data["scores"].items():
             mark = (

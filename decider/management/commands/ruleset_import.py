@@ -5,7 +5,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand
 
-from decider.rulesets import RuleSetProblems, documents_parse, rulesets_import
+from decider.engine.ruledocs import RuleSetProblems, documents_parse
+from decider.rulesets import rulesets_import
 
 
 class Command(BaseCommand):

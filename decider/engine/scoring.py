@@ -1,38 +1,31 @@
 """The weighted rule engine: answers + rule book -> explained recommendation.
 
-Plain Python: no request, form or ORM. `RuleSet.rulebook()` turns the database
-rows into these dataclasses; the engine never sees a model.
-
 Score of outcome o = sum(weight * score(o)) / sum(weight), with scores in
 SCORE_MIN..SCORE_MAX, shown on a 0-100 scale (50 = neutral). A contribution's
 `points` are on that same scale, so an outcome's points add up to its score
 minus 50.
+
+The arithmetic lives in three small functions, `points`, `outcome_scores` and
+`outcomes_ranked`, and constraints apply through `exclusions` alone:
+`answers_score` here, the weight sensitivity and the batch re-scoring of the
+impact preview all go through them, so they cannot disagree.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
 
-OUTCOMES = ("onprem", "cloud", "hybrid")
+from decider.engine.outcomes import OUTCOMES
+from decider.engine.text import Text
+
 SCORE_MIN, SCORE_MAX = -2, 2
-_SPAN = SCORE_MAX - SCORE_MIN
+SCORE_SPAN = SCORE_MAX - SCORE_MIN
 NEUTRAL = 50.0
+DECIMALS = 1  # scores are shown, compared and ranked at this precision
 
-
-@dataclass(frozen=True)
-class Text:
-    """A string in both interface languages."""
-
-    en: str
-    zh: str
-
-    def get(self, language: str) -> str:
-        return self.zh if language.startswith("zh") else self.en
-
-    def as_dict(self) -> dict[str, str]:
-        return {"en": self.en, "zh": self.zh}
+Number = TypeVar("Number")  # a float, or a numpy array of them for the batch path
 
 
 @dataclass(frozen=True)
@@ -55,6 +48,10 @@ class Band:
             self.upper is None or answer < self.upper
         )
 
+    def score_row(self) -> tuple[int, ...]:
+        """The band's score for each outcome, in OUTCOMES order."""
+        return tuple(self.scores.get(outcome, 0) for outcome in OUTCOMES)
+
 
 @dataclass(frozen=True)
 class Rule:
@@ -69,8 +66,8 @@ class Rule:
 
 
 @dataclass(frozen=True)
-class Constraint:
-    """A hard rule: when question == value, `removes` is excluded (or warned)."""
+class HardConstraint:
+    """A hard rule: when the answer to `question` is `value`, `outcome` is excluded (or warned)."""
 
     key: str
     question: str
@@ -79,12 +76,15 @@ class Constraint:
     reason: Text
     excludes: bool = True  # False: the outcome stays, with a warning
 
+    def applies_to(self, answer: Any) -> bool:
+        return answer_token(answer) == self.value
+
 
 @dataclass(frozen=True)
 class RuleBook:
     version: int
     rules: tuple[Rule, ...]
-    constraints: tuple[Constraint, ...] = ()
+    constraints: tuple[HardConstraint, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -106,7 +106,6 @@ class Result:
     margin: float | None
     contributions: tuple[Contribution, ...]
     ruleset_version: int
-    unanswered: tuple[str, ...] = field(default=())
 
     def drivers(self, outcome: str, *, limit: int = 3) -> dict[str, list[Contribution]]:
         """The answers that pushed `outcome` hardest up and down."""
@@ -124,59 +123,94 @@ def answer_token(answer: Any) -> str:
     return str(answer)
 
 
-def answers_score(*, answers: Mapping[str, Any], rulebook: RuleBook) -> Result:
-    hits: list[tuple[Rule, Band]] = []
-    unanswered: list[str] = []
-    for rule in rulebook.rules:
-        if rule.question not in answers:
-            unanswered.append(rule.key)
-            continue
-        band = rule.band_for(answers[rule.question])
-        if band is None:
-            unanswered.append(rule.key)
-            continue
-        hits.append((rule, band))
+# --- the kernel ---------------------------------------------------------------
 
-    total_weight = sum(rule.weight for rule, _band in hits)
-    contributions: list[Contribution] = []
-    scores = {outcome: NEUTRAL for outcome in OUTCOMES}
-    if total_weight > 0:
-        for rule, band in hits:
-            for outcome in OUTCOMES:
-                points = rule.weight * band.scores.get(outcome, 0) / total_weight * 100 / _SPAN
-                if points:
-                    scores[outcome] += points
-                    contributions.append(
-                        Contribution(rule.key, rule.label, outcome, points, band.reason, band.label)
-                    )
-    contributions.sort(key=lambda c: (-abs(c.points), OUTCOMES.index(c.outcome), c.criterion))
-    scores = {outcome: round(score, 1) for outcome, score in scores.items()}
 
+def points(weight: float, score: Number, total_weight: Number) -> Number:
+    """What one criterion adds to one outcome's 0-100 score (works on numpy arrays too)."""
+    return weight * score / total_weight * 100 / SCORE_SPAN  # type: ignore[operator]
+
+
+def outcome_scores(weights: Sequence[float], rows: Sequence[Sequence[int]]) -> list[float]:
+    """Unrounded 0-100 scores in OUTCOMES order, for the criteria hit: weights and score rows."""
+    total = sum(weights)
+    values = [NEUTRAL] * len(OUTCOMES)
+    if total > 0:
+        for weight, row in zip(weights, rows, strict=True):
+            for o, score in enumerate(row):
+                if score:
+                    values[o] += points(weight, score, total)
+    return values
+
+
+def outcomes_ranked(rounded: Sequence[float], allowed: Sequence[int]) -> list[int]:
+    """Allowed outcomes (indices), best first: higher rounded score, then OUTCOMES order."""
+    return sorted(allowed, key=lambda o: (-rounded[o], o))
+
+
+def exclusions(
+    answers: Mapping[str, Any], constraints: Sequence[HardConstraint]
+) -> tuple[dict[str, Text], dict[str, list[Text]]]:
+    """(outcomes removed with the first reason, warnings per outcome) for these answers."""
     excluded: dict[str, Text] = {}
     warnings: dict[str, list[Text]] = {}
-    for constraint in rulebook.constraints:
-        if answer_token(answers.get(constraint.question)) != constraint.value:
+    for constraint in constraints:
+        if not constraint.applies_to(answers.get(constraint.question)):
             continue
         if constraint.excludes:
             excluded.setdefault(constraint.outcome, constraint.reason)
         else:
             warnings.setdefault(constraint.outcome, []).append(constraint.reason)
+    return excluded, warnings
 
-    allowed = sorted(
-        (o for o in OUTCOMES if o not in excluded),
-        key=lambda o: (-scores[o], OUTCOMES.index(o)),
-    )
-    recommendation = allowed[0] if allowed else None
-    margin = round(scores[allowed[0]] - scores[allowed[1]], 1) if len(allowed) > 1 else None
+
+def allowed_outcomes(answers: Mapping[str, Any], rulebook: RuleBook) -> tuple[int, ...]:
+    excluded, _warnings = exclusions(answers, rulebook.constraints)
+    return tuple(i for i, outcome in enumerate(OUTCOMES) if outcome not in excluded)
+
+
+def rules_hit(answers: Mapping[str, Any], rulebook: RuleBook) -> list[tuple[Rule, Band]]:
+    """Each rule whose question is answered, with the band the answer falls in."""
+    hits = []
+    for rule in rulebook.rules:
+        if rule.question in answers and (band := rule.band_for(answers[rule.question])):
+            hits.append((rule, band))
+    return hits
+
+
+# --- the result -----------------------------------------------------------------
+
+
+def answers_score(*, answers: Mapping[str, Any], rulebook: RuleBook) -> Result:
+    hits = rules_hit(answers, rulebook)
+    weights = [rule.weight for rule, _band in hits]
+    values = outcome_scores(weights, [band.score_row() for _rule, band in hits])
+    scores = {outcome: round(values[o], DECIMALS) for o, outcome in enumerate(OUTCOMES)}
+
+    total = sum(weights)
+    contributions = [
+        Contribution(rule.key, rule.label, outcome, value, band.reason, band.label)
+        for rule, band in (hits if total > 0 else [])
+        for outcome, score in zip(OUTCOMES, band.score_row(), strict=True)
+        if (value := points(rule.weight, score, total))
+    ]
+    contributions.sort(key=lambda c: (-abs(c.points), OUTCOMES.index(c.outcome), c.criterion))
+
+    excluded, warnings = exclusions(answers, rulebook.constraints)
+    allowed = [o for o, outcome in enumerate(OUTCOMES) if outcome not in excluded]
+    ranked = outcomes_ranked(list(scores.values()), allowed)
     return Result(
-        recommendation=recommendation,
+        recommendation=OUTCOMES[ranked[0]] if ranked else None,
         scores=scores,
         excluded=excluded,
         warnings=warnings,
-        margin=margin,
+        margin=(
+            round(scores[OUTCOMES[ranked[0]]] - scores[OUTCOMES[ranked[1]]], DECIMALS)
+            if len(ranked) > 1
+            else None
+        ),
         contributions=tuple(contributions),
         ruleset_version=rulebook.version,
-        unanswered=tuple(unanswered),
     )
 
 
@@ -204,9 +238,7 @@ def result_as_dict(result: Result) -> dict[str, Any]:
 
 
 def result_from_dict(data: Mapping[str, Any]) -> Result:
-    def text(d: Mapping[str, str]) -> Text:
-        return Text(en=d["en"], zh=d["zh"])
-
+    text = Text.from_dict
     return Result(
         recommendation=data["recommendation"],
         scores=dict(data["scores"]),

@@ -5,24 +5,34 @@ Plain data in, plain data out; no Django. Each formula is written once, in the
 given month, or an amount per month over a span of months). The search loops
 (sensitivity, break-even, hybrid size, cost per GPU-hour) only add the lines
 up; the monthly cash-flow table spreads the very same lines over the months.
-All money is computed in USD and converted once, on the way out.
+All money is computed in USD and converted once, on the way out. What each
+figure means (label, unit, bounds) is in `decider.engine.figures`.
 """
 
 from __future__ import annotations
 
-import json
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
 
+from decider.engine.figures import (
+    FIGURE_NAMES,
+    SENSITIVITY_NAMES,
+    Figure,
+    figures_as_dict,
+    figures_values,
+)
+from decider.engine.outcomes import COST_OPTIONS
+
 HOURS_PER_MONTH = 730
-CURRENCIES = ("USD", "CNY")
-OPTIONS = ("onprem", "cloud_on_demand", "cloud_reserved", "hybrid")
+CURRENCIES: tuple[str, ...] = ("USD", "CNY")
+OPTIONS = COST_OPTIONS
+# Cost per useful GPU-hour is drawn at these average utilizations (%).
+UTILIZATION_GRID_PCT: tuple[int, ...] = tuple(range(0, 101, 5))
 
 # Base demand level as a share of average utilization; the rest of the time
 # demand sits at the full peak (see _demand_split).
@@ -32,88 +42,10 @@ DEMAND_SHAPES = {"steady": 1.0, "moderate": 0.6, "peaky": 0.3}
 # total for the verdict to be "clear".
 CLEAR_GAP_PCT = 15.0
 
-ASSUMPTION_NAMES: tuple[str, ...] = (
-    "gpus_per_node",
-    "server_price",
-    "network_per_node",
-    "storage_capex_per_tb",
-    "setup_cost",
-    "node_kw",
-    "idle_share",
-    "pue",
-    "kwh_price",
-    "colo_kw_month",
-    "maintenance_rate",
-    "fte_cost",
-    "onprem_fte",
-    "cloud_fte",
-    "depreciation_years",
-    "residual_value",
-    "lead_time_months",
-    "gpu_hour_on_demand",
-    "gpu_hour_reserved_1y",
-    "gpu_hour_reserved_3y",
-    "gpu_hour_spot",
-    "spot_share",
-    "cloud_storage_tb_month",
-    "egress_tb_month",
-    "egress_price_tb",
-    "transfer_gbps",
-    "usd_cny",
-)
-
-MONEY_ASSUMPTIONS: frozenset[str] = frozenset(
-    {
-        "server_price",
-        "network_per_node",
-        "storage_capex_per_tb",
-        "setup_cost",
-        "kwh_price",
-        "colo_kw_month",
-        "fte_cost",
-        "gpu_hour_on_demand",
-        "gpu_hour_reserved_1y",
-        "gpu_hour_reserved_3y",
-        "gpu_hour_spot",
-        "cloud_storage_tb_month",
-        "egress_price_tb",
-    }
-)
-
-SENSITIVITY_NAMES: tuple[str, ...] = (
-    "server_price",
-    "network_per_node",
-    "storage_capex_per_tb",
-    "setup_cost",
-    "kwh_price",
-    "pue",
-    "colo_kw_month",
-    "maintenance_rate",
-    "fte_cost",
-    "onprem_fte",
-    "depreciation_years",
-    "lead_time_months",
-    "gpu_hour_on_demand",
-    "cloud_storage_tb_month",
-    "egress_price_tb",
-)
 SENSITIVITY_STEP = 0.2
-
-_SHARES = ("idle_share", "spot_share", "residual_value")
 
 # Ties between equally cheap options go to the smaller commitment.
 _TIE_ORDER = ("cloud", "hybrid", "onprem")
-
-DEFAULT_ASSUMPTIONS_PATH = Path(__file__).resolve().parent.parent / "fixtures" / "assumptions.json"
-
-
-@dataclass(frozen=True)
-class Assumption:
-    name: str
-    value: float
-    unit: str
-    source: str
-    as_of: str  # ISO date, e.g. "2025-06-01"
 
 
 @dataclass(frozen=True)
@@ -138,59 +70,6 @@ class CostAnswers:
             raise ValueError(
                 f"demand_shape must be one of {sorted(DEMAND_SHAPES)}, got {self.demand_shape!r}"
             )
-
-
-# --- assumptions ----------------------------------------------------------
-
-
-def assumptions_select(
-    *, rows: Iterable[Mapping[str, Any]], gpu_model: str = ""
-) -> dict[str, Assumption]:
-    """Pick one Assumption per name: the row for `gpu_model` if any, else the generic one ("")."""
-    generic: dict[str, Assumption] = {}
-    specific: dict[str, Assumption] = {}
-    for row in rows:
-        assumption = Assumption(
-            name=row["name"],
-            value=float(row["value"]),
-            unit=row["unit"],
-            source=row["source"],
-            as_of=row["as_of"],
-        )
-        model = row.get("gpu_model", "")
-        if model == "":
-            generic[assumption.name] = assumption
-        elif model == gpu_model:
-            specific[assumption.name] = assumption
-    return {**generic, **specific}
-
-
-def assumptions_load_defaults(
-    *, gpu_model: str = "", path: Path = DEFAULT_ASSUMPTIONS_PATH
-) -> dict[str, Assumption]:
-    """The shipped defaults from fixtures/assumptions.json."""
-    rows = json.loads(Path(path).read_text(encoding="utf-8"))["assumptions"]
-    return assumptions_select(rows=rows, gpu_model=gpu_model)
-
-
-def _params(assumptions: Mapping[str, Assumption]) -> dict[str, float]:
-    missing = [name for name in ASSUMPTION_NAMES if name not in assumptions]
-    if missing:
-        raise ValueError(f"missing assumption(s): {', '.join(missing)}")
-    params = {name: float(assumptions[name].value) for name in ASSUMPTION_NAMES}
-    for name, value in params.items():
-        if not math.isfinite(value) or value < 0:
-            raise ValueError(f"assumption {name} must be a finite number >= 0, got {value!r}")
-    for name in _SHARES:
-        if params[name] > 1:
-            raise ValueError(
-                f"assumption {name} is a share and must be within 0..1, got {params[name]!r}"
-            )
-    if params["gpus_per_node"] < 1 or not params["gpus_per_node"].is_integer():
-        raise ValueError(
-            f"assumption gpus_per_node must be a whole number >= 1, got {params['gpus_per_node']!r}"
-        )
-    return params
 
 
 # --- cash-flow lines: the only place the formulas live ------------------
@@ -414,7 +293,7 @@ def _per_hour(params: Mapping[str, float], answers: CostAnswers) -> dict[str, li
         "cloud_on_demand": _on_demand_lines,
         "cloud_reserved": _reserved_lines,
     }
-    for pct in range(0, 101, 5):
+    for pct in UTILIZATION_GRID_PCT:
         at = replace(answers, utilization=pct / 100)
         useful_hours = at.gpus * HOURS_PER_MONTH * at.utilization * at.horizon_months
         for key, build in builders.items():
@@ -464,22 +343,12 @@ def _cashflow_frame(
 def _rate(params: Mapping[str, float], currency: str) -> float:
     if currency not in CURRENCIES:
         raise ValueError(f"currency must be one of {CURRENCIES}, got {currency!r}")
-    if currency == "USD":
-        return 1.0
-    if params["usd_cny"] <= 0:
-        raise ValueError("assumption usd_cny must be > 0 to show CNY")
-    return params["usd_cny"]
+    return 1.0 if currency == "USD" else params["usd_cny"]
 
 
-def costs_cashflow(
-    *, answers: CostAnswers, assumptions: Mapping[str, Assumption], currency: str = "USD"
-) -> pd.DataFrame:
-    """Monthly cash flow (rows: months 0..H) per option and cost line (MultiIndex columns), unrounded."""
-    params = _params(assumptions)
-    owned = _hybrid_best(_hybrid_curve(params, answers))
-    return _cashflow_frame(
-        _option_lines(params, answers, owned), answers.horizon_months, _rate(params, currency)
-    )
+def _cashflow(params: Mapping[str, float], answers: CostAnswers, owned: int) -> pd.DataFrame:
+    """Monthly cash flow in USD (rows: months 0..H) per option and cost line, unrounded."""
+    return _cashflow_frame(_option_lines(params, answers, owned), answers.horizon_months, rate=1.0)
 
 
 # --- verdict -------------------------------------------------------------
@@ -509,51 +378,33 @@ def cost_verdict(costs: Mapping[str, Any]) -> str:
 
 
 def costs_compute(
-    *, answers: CostAnswers, assumptions: Mapping[str, Assumption], currency: str = "USD"
+    *, answers: CostAnswers, figures: Mapping[str, Figure], currency: str = "USD"
 ) -> dict[str, Any]:
-    params = _params(assumptions)
+    """Everything the pages, charts, the API and the rule engine read of the costs."""
+    params = figures_values(figures)
     rate = _rate(params, currency)
-    months = answers.horizon_months
 
-    def money(value: float) -> float:
-        return round(float(value) * rate, 2)
-
-    def money_list(values: Iterable[float | None]) -> list[float | None]:
-        return [None if value is None else money(value) for value in values]
+    def money(value: float | None) -> float | None:
+        return None if value is None else round(float(value) * rate, 2)
 
     curve = _hybrid_curve(params, answers)
     owned = _hybrid_best(curve)
-    frame = _cashflow_frame(_option_lines(params, answers, owned), months, 1.0)
-    by_option = frame.T.groupby(level="option", sort=False).sum().T
-    cumulative_usd = by_option.cumsum()
+    frame = _cashflow(params, answers, owned)
+    cumulative_usd = frame.T.groupby(level="option", sort=False).sum().T.cumsum()
     cumulative = {
         key: np.round(cumulative_usd[key].to_numpy() * rate, 2).tolist() for key in OPTIONS
     }
     totals = {key: cumulative[key][-1] for key in OPTIONS}
-
-    onprem_cum = cumulative_usd["onprem"].to_numpy()
-    cloud_cum = cumulative_usd["cloud_on_demand"].to_numpy()
-    reached = np.flatnonzero(onprem_cum <= cloud_cum + 1e-6)
-    break_even_month = int(reached[0]) if reached.size else None
-    break_even_u = _break_even_utilization(params, answers)
-
     compared = ["onprem", "cloud"] + (["hybrid"] if 0 < owned < answers.gpus else [])
     cheapest, runner_up, gap = _rank(totals, compared)
     migration_cost, migration_days = _migration(params, answers)
-    breakdown: dict[str, dict[str, float]] = {key: {} for key in OPTIONS}
-    for (option, line), value in frame.sum().items():
-        breakdown[option][line] = money(value)
-
     costs: dict[str, Any] = {
         "currency": currency,
-        "horizon_months": months,
+        "horizon_months": answers.horizon_months,
         "totals": totals,
         "cumulative": cumulative,
-        "breakdown": breakdown,
-        "break_even_month": break_even_month,
-        "break_even_utilization_pct": None
-        if break_even_u is None
-        else round(break_even_u * 100, 2),
+        "breakdown": _breakdown(frame, money),
+        **_break_even(params, answers, cumulative_usd),
         "hybrid_owned_gpus": owned,
         "options_compared": compared,
         "cheapest": cheapest,
@@ -572,18 +423,13 @@ def costs_compute(
             "cost": money(migration_cost),
             "days": None if migration_days is None else round(migration_days, 2),
         },
-        "assumptions": {
-            name: {
-                "value": float(assumptions[name].value),
-                "unit": assumptions[name].unit,
-                "source": assumptions[name].source,
-                "as_of": assumptions[name].as_of,
-            }
-            for name in ASSUMPTION_NAMES
-        },
+        "assumptions": figures_as_dict({name: figures[name] for name in FIGURE_NAMES}),
         "per_hour": {
-            "utilization_pct": list(range(0, 101, 5)),
-            **{key: money_list(values) for key, values in _per_hour(params, answers).items()},
+            "utilization_pct": list(UTILIZATION_GRID_PCT),
+            **{
+                key: [money(value) for value in values]
+                for key, values in _per_hour(params, answers).items()
+            },
         },
         "hybrid_curve": {
             "owned_gpus": [owned_gpus for owned_gpus, _ in curve],
@@ -592,3 +438,29 @@ def costs_compute(
     }
     costs["verdict"] = cost_verdict(costs)
     return costs
+
+
+def _breakdown(
+    frame: pd.DataFrame, money: Callable[[float], float | None]
+) -> dict[str, dict[str, float | None]]:
+    """Each option's total per cost line."""
+    breakdown: dict[str, dict[str, float | None]] = {key: {} for key in OPTIONS}
+    for (option, line), value in frame.sum().items():
+        breakdown[option][line] = money(value)
+    return breakdown
+
+
+def _break_even(
+    params: Mapping[str, float], answers: CostAnswers, cumulative_usd: pd.DataFrame
+) -> dict[str, Any]:
+    """The month owning catches up with renting on demand, and the utilization they tie at."""
+    onprem = cumulative_usd["onprem"].to_numpy()
+    cloud = cumulative_usd["cloud_on_demand"].to_numpy()
+    reached = np.flatnonzero(onprem <= cloud + 1e-6)
+    utilization = _break_even_utilization(params, answers)
+    return {
+        "break_even_month": int(reached[0]) if reached.size else None,
+        "break_even_utilization_pct": (
+            None if utilization is None else round(utilization * 100, 2)
+        ),
+    }

@@ -1,23 +1,23 @@
-"""Impact preview: what a draft rule book would do to every saved assessment.
+"""Batch re-scoring for the impact preview: what a draft rule book would do to many answer sets.
 
-The pure part re-scores many answer sets at once with numpy and gives the same
-recommendation as `scoring.answers_score` row by row: the same float
-operations in the same order, Python's own `round` for the 1-decimal scores,
-and the same tie-break (higher score, then OUTCOMES order). The ORM part at the
-bottom only fetches rows for it.
+It re-scores many answer sets at once with numpy and gives the same
+recommendation as `scoring.answers_score` row by row: the same kernel
+(`scoring.points`) on arrays, so the same float operations in the same order,
+Python's own `round` for the rounded scores, `HardConstraint.applies_to` for
+exclusions, and the same tie-break (higher score, then OUTCOMES order).
+`decider.services.ruleset_impact` feeds it the saved assessments.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from django.db.models import F
 
-from decider import scoring
-from decider.models import Assessment, RuleSet
+from decider.engine import scoring
+from decider.engine.outcomes import OUTCOMES
 
 EXAMPLES = 5
 _MISSING = object()
@@ -76,10 +76,10 @@ def _memoized(fn, column: Sequence[Any], dtype) -> np.ndarray:
     return np.fromiter(map(cached, column), dtype=dtype, count=len(column))
 
 
-def _round_1(values: np.ndarray) -> np.ndarray:
-    """Python's round(v, 1) (correctly rounded, half to even), not numpy's approximation."""
+def _round(values: np.ndarray) -> np.ndarray:
+    """Python's round(v, DECIMALS) (correctly rounded), not numpy's approximation."""
     distinct, inverse = np.unique(values, return_inverse=True)
-    rounded = np.array([round(v, 1) for v in distinct.tolist()], dtype=np.float64)
+    rounded = np.array([round(v, scoring.DECIMALS) for v in distinct.tolist()], dtype=np.float64)
     return rounded[inverse].reshape(values.shape)
 
 
@@ -102,42 +102,41 @@ def recommendations_batch(
     total = np.zeros(n)
     for rule in rulebook.rules:
         bands = _memoized(lambda a, rule=rule: _band_index(rule, a), column(rule.question), np.intp)
-        table = np.zeros((len(rule.bands) + 1, len(scoring.OUTCOMES)), dtype=np.float64)
+        table = np.zeros((len(rule.bands) + 1, len(OUTCOMES)), dtype=np.float64)
         for i, band in enumerate(rule.bands):
-            table[i] = [band.scores.get(o, 0) for o in scoring.OUTCOMES]
+            table[i] = band.score_row()
         hit = bands != _NO_BAND
         # Same order as sum(rule.weight for hits): adding 0.0 for a miss changes nothing.
         total += np.where(hit, float(rule.weight), 0.0)
         picked.append((rule.weight, table[bands]))  # index -1 is the zero row
 
-    scores = np.full((n, len(scoring.OUTCOMES)), scoring.NEUTRAL)
+    scores = np.full((n, len(OUTCOMES)), scoring.NEUTRAL)
     scored = total > 0
     divisor = np.where(scored, total, 1.0)[:, None]
     for weight, band_scores in picked:
-        # answers_score: weight * score / total_weight * 100 / _SPAN, left to right.
-        scores += weight * band_scores / divisor * 100 / scoring._SPAN
+        scores += scoring.points(weight, band_scores, divisor)
     scores = np.where(scored[:, None], scores, scoring.NEUTRAL)
-    scores = _round_1(scores)
+    scores = _round(scores)
 
-    excluded = np.zeros((n, len(scoring.OUTCOMES)), dtype=bool)
+    excluded = np.zeros((n, len(OUTCOMES)), dtype=bool)
     for constraint in rulebook.constraints:
-        if not constraint.excludes or constraint.outcome not in scoring.OUTCOMES:
+        if not constraint.excludes or constraint.outcome not in OUTCOMES:
             continue
         values = [row.get(constraint.question) for row in answers_rows]
-        hits = _memoized(lambda a, c=constraint: scoring.answer_token(a) == c.value, values, bool)
-        excluded[:, scoring.OUTCOMES.index(constraint.outcome)] |= hits
+        hits = _memoized(constraint.applies_to, values, bool)
+        excluded[:, OUTCOMES.index(constraint.outcome)] |= hits
 
     # argmax takes the first of equal maxima: OUTCOMES order breaks ties.
     best = np.argmax(np.where(excluded, -np.inf, scores), axis=1)
     nothing_left = excluded.all(axis=1)
     return [
-        None if none else scoring.OUTCOMES[index]
+        None if none else OUTCOMES[index]
         for index, none in zip(best.tolist(), nothing_left.tolist(), strict=True)
     ]
 
 
 def _outcome_order(outcome: str | None) -> int:
-    return scoring.OUTCOMES.index(outcome) if outcome in scoring.OUTCOMES else len(scoring.OUTCOMES)
+    return OUTCOMES.index(outcome) if outcome in OUTCOMES else len(OUTCOMES)
 
 
 def impact_compute(
@@ -167,38 +166,3 @@ def impact_compute(
     return Impact(
         total=len(rows), changed=changed, unchanged=len(rows) - changed, transitions=transitions
     )
-
-
-# --- ORM side ---------------------------------------------------------------
-
-CHUNK = 2000
-
-
-def saved_rows() -> tuple[list[tuple[int, dict[str, Any], str | None]], int]:
-    """impact_compute's rows for every scored assessment, and how many are stale.
-
-    Reads the small scoring columns, never the result snapshots (tens of kB
-    each). Stale: saved before results kept their derived answers; they are
-    compared without a cost verdict.
-    """
-    rows = []
-    stale = 0
-    current = Assessment.objects.filter(scored_revision=F("revision")).order_by("id")
-    for assessment_id, answers, old, derived in current.values_list(
-        "id", "answers", "recommendation", "derived"
-    ).iterator(chunk_size=CHUNK):
-        if not derived:
-            stale += 1
-        rows.append((assessment_id, {**answers, **derived}, old or None))
-    return rows, stale
-
-
-def ruleset_impact(ruleset: RuleSet) -> Impact:
-    """Re-score every saved result with `ruleset` (typically a draft) and compare."""
-    rows, stale = saved_rows()
-    impact = impact_compute(rows=rows, rulebook=ruleset.rulebook())
-    # Never scored, or answers edited since: the saved recommendation is not
-    # what these answers give, so comparing would count the edit as impact.
-    # (A plain count: a second filtered scan of the table costs as much as the fetch.)
-    skipped = Assessment.objects.count() - len(rows)
-    return replace(impact, skipped=skipped, stale=stale)

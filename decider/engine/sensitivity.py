@@ -22,11 +22,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from decider import scoring
+from decider.engine import scoring
+from decider.engine.outcomes import OUTCOMES
+from decider.engine.text import Text
 
-_N = len(scoring.OUTCOMES)
-_SCALE = 100 / scoring._SPAN  # a score of 1 is worth this many points on 0-100
-_STEP = 0.1  # rounded scores are compared to one decimal
+_N = len(OUTCOMES)
+_SCALE = 100 / scoring.SCORE_SPAN  # a score of 1 is worth this many points on 0-100
+_STEP = 0.1  # rounded scores are compared to one decimal (scoring.DECIMALS)
 _SLACK = 1e-9
 _NUDGE = 1e-9  # relative: "just past" and "just before" a change point
 _BISECTIONS = 60
@@ -38,7 +40,7 @@ class Sensitivity:
     changes to down_to/up_to, or None when it stays within the factors asked for."""
 
     criterion: str
-    label: scoring.Text
+    label: Text
     weight: float
     down_factor: float | None
     down_to: str | None
@@ -46,37 +48,18 @@ class Sensitivity:
     up_to: str | None
 
 
-def _allowed(answers: Mapping[str, Any], rulebook: scoring.RuleBook) -> tuple[int, ...]:
-    excluded = {
-        c.outcome
-        for c in rulebook.constraints
-        if c.excludes and scoring.answer_token(answers.get(c.question)) == c.value
-    }
-    return tuple(i for i, o in enumerate(scoring.OUTCOMES) if o not in excluded)
-
-
 def _recommend(
-    weights: Sequence[float], scores: Sequence[tuple[int, ...]], allowed: Sequence[int]
+    weights: Sequence[float], rows: Sequence[tuple[int, ...]], allowed: Sequence[int]
 ) -> int | None:
-    """answers_score's recommendation, with the same float operations in the same order."""
-    total = sum(weights)
-    values = [scoring.NEUTRAL] * _N
-    if total > 0:
-        for weight, band in zip(weights, scores, strict=True):
-            for o in range(_N):
-                if band[o]:
-                    values[o] += weight * band[o] / total * 100 / scoring._SPAN
-    return _best(values.__getitem__, allowed)
+    """answers_score's recommendation, by the engine's own kernel."""
+    return _best(scoring.outcome_scores(weights, rows).__getitem__, allowed)
 
 
 def _best(score: Callable[[int], float], allowed: Sequence[int]) -> int | None:
-    """The allowed outcome with the highest score rounded to one decimal, as answers_score picks."""
-    best, best_score = None, -math.inf
-    for o in allowed:  # in OUTCOMES order: the first of equal scores wins
-        rounded = round(score(o), 1)
-        if rounded > best_score:
-            best, best_score = o, rounded
-    return best
+    """The allowed outcome answers_score picks, for unrounded scores `score(o)`."""
+    rounded = [round(score(o), scoring.DECIMALS) for o in range(_N)]
+    ranked = scoring.outcomes_ranked(rounded, allowed)
+    return ranked[0] if ranked else None
 
 
 class _Criterion:
@@ -203,13 +186,10 @@ def weight_sensitivity(
     A criterion with weight 0 reports None both ways: no factor moves it.
     """
     low, high = factors
-    hits = []
-    for rule in rulebook.rules:
-        if rule.question in answers and (band := rule.band_for(answers[rule.question])):
-            hits.append((rule, tuple(band.scores.get(o, 0) for o in scoring.OUTCOMES)))
+    hits = [(rule, band.score_row()) for rule, band in scoring.rules_hit(answers, rulebook)]
     weights = [rule.weight for rule, _ in hits]
     scores = [own for _, own in hits]
-    allowed = _allowed(answers, rulebook)
+    allowed = scoring.allowed_outcomes(answers, rulebook)
     winner = _recommend(weights, scores, allowed)
     sums = [sum(w * own[o] for w, own in zip(weights, scores, strict=True)) for o in range(_N)]
 
@@ -233,7 +213,7 @@ def weight_sensitivity(
                     if factor * w != w:
                         changes[side] = _first_change(model, exact, winner, allowed, w, factor * w)
         (down, up) = (
-            (None, None) if change is None else (change[0] / w, scoring.OUTCOMES[change[1]])
+            (None, None) if change is None else (change[0] / w, OUTCOMES[change[1]])
             for change in changes
         )
         found.append(

@@ -1,0 +1,412 @@
+"""The cost figures: every figure the cost model reads, with its label, unit and bounds.
+
+This registry is the one place that knows a figure. The cost model reads its
+values by these names, the budget step builds its fields from it, the charts
+and pages take its labels and units, and overrides (wizard, API, `decide`)
+and admin edits are checked against its bounds. A figure's value, source and
+date are data (fixtures/assumptions.json, edited in the admin); what the
+number means is code.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from decider.engine.i18n import gettext
+from decider.engine.text import Text, json_repr, number_text
+
+Kind = Literal["money", "share", "number"]
+
+# What a figure set for one assessment is marked with, instead of a source.
+OVERRIDE_SOURCE = "set for this assessment"
+
+
+@dataclass(frozen=True)
+class FigureSpec:
+    """What a cost figure means. `kind`: money (USD, converted for display), a share
+    (0–1) or another number. `adjustable`: offered on the budget step.
+    `sensitivity`: varied ±20 % in the tornado."""
+
+    name: str
+    label: Text
+    unit: Text
+    kind: Kind = "number"
+    min: float = 0.0
+    max: float | None = None
+    whole: bool = False
+    adjustable: bool = True
+    sensitivity: bool = False
+
+    def problem(self, value: float) -> str | None:
+        """Why `value` cannot be this figure, or None."""
+        if not math.isfinite(value):
+            return gettext("must be a finite number")
+        if value < self.min:
+            if self.min == 0:
+                return gettext("must not be negative, got %(value)s") % {
+                    "value": number_text(value)
+                }
+            return gettext("must be at least %(min)s, got %(value)s") % {
+                "min": number_text(self.min),
+                "value": number_text(value),
+            }
+        if self.max is not None and value > self.max:
+            return gettext("must be at most %(max)s, got %(value)s") % {
+                "max": number_text(self.max),
+                "value": number_text(value),
+            }
+        if self.whole and not float(value).is_integer():
+            return gettext("must be a whole number, got %(value)s") % {"value": number_text(value)}
+        return None
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One figure's value with where it comes from and when it was checked."""
+
+    name: str
+    value: float
+    source: str
+    as_of: str  # ISO date, e.g. "2025-06-01"
+
+    @property
+    def spec(self) -> FigureSpec:
+        return FIGURES[self.name]
+
+
+def _spec(name: str, en: str, zh: str, unit_en: str, unit_zh: str, **kw: Any) -> FigureSpec:
+    return FigureSpec(name, Text(en, zh), Text(unit_en, unit_zh), **kw)
+
+
+FIGURES: dict[str, FigureSpec] = {
+    spec.name: spec
+    for spec in [
+        _spec(
+            "gpus_per_node",
+            "GPUs per server",
+            "每台服务器GPU数量",
+            "GPUs per node",
+            "GPU/节点",
+            min=1,
+            whole=True,
+        ),
+        _spec(
+            "server_price",
+            "Server price per node",
+            "每节点服务器价格",
+            "USD per node",
+            "美元/节点",
+            kind="money",
+            sensitivity=True,
+        ),
+        _spec(
+            "network_per_node",
+            "Network (InfiniBand) per node",
+            "每节点网络（InfiniBand）费用",
+            "USD per node",
+            "美元/节点",
+            kind="money",
+            sensitivity=True,
+        ),
+        _spec(
+            "storage_capex_per_tb",
+            "Storage hardware per TB",
+            "每TB存储硬件费用",
+            "USD per TB",
+            "美元/TB",
+            kind="money",
+            sensitivity=True,
+        ),
+        _spec(
+            "setup_cost",
+            "One-off set-up",
+            "一次性部署费用",
+            "USD (one-off)",
+            "美元（一次性）",
+            kind="money",
+            sensitivity=True,
+        ),
+        _spec(
+            "node_kw",
+            "Power per node",
+            "每节点功耗",
+            "kW per node at full load",
+            "千瓦/节点（满载）",
+        ),
+        _spec(
+            "idle_share",
+            "Power drawn when idle",
+            "空闲时功耗占比",
+            "share of node power drawn when idle (0–1)",
+            "空闲时节点功耗占满载的比例（0–1）",
+            kind="share",
+            max=1,
+            adjustable=False,
+        ),
+        _spec(
+            "pue",
+            "PUE (facility overhead)",
+            "PUE（机房能耗系数）",
+            "ratio (facility power / IT power)",
+            "比值（机房总功耗 / IT功耗）",
+            sensitivity=True,
+        ),
+        _spec(
+            "kwh_price",
+            "Electricity price",
+            "电价",
+            "USD per kWh",
+            "美元/千瓦时",
+            kind="money",
+            sensitivity=True,
+        ),
+        _spec(
+            "colo_kw_month",
+            "Colocation per kW-month",
+            "每千瓦每月机房托管费",
+            "USD per kW-month of IT load",
+            "美元/千瓦·月（IT负载）",
+            kind="money",
+            sensitivity=True,
+        ),
+        _spec(
+            "maintenance_rate",
+            "Maintenance per year (share of hardware)",
+            "每年维保费用（占硬件费用比例）",
+            "share of hardware cost per year",
+            "每年占硬件费用的比例",
+            kind="share",
+            max=1,
+            sensitivity=True,
+        ),
+        _spec(
+            "fte_cost",
+            "Loaded cost of one engineer per year",
+            "每名工程师年度综合成本",
+            "USD per FTE-year, loaded",
+            "美元/人·年（含各项成本）",
+            kind="money",
+            sensitivity=True,
+        ),
+        _spec(
+            "onprem_fte",
+            "On-prem staff per node",
+            "自建集群每节点人力",
+            "FTE per on-prem node",
+            "人（全职当量）/自建节点",
+            sensitivity=True,
+        ),
+        _spec(
+            "cloud_fte",
+            "Cloud platform staff per node",
+            "云平台每节点人力",
+            "FTE per node-equivalent of cloud GPUs",
+            "人（全职当量）/云上GPU折合节点",
+        ),
+        _spec(
+            "depreciation_years",
+            "Depreciation period",
+            "折旧期",
+            "years",
+            "年",
+            max=20,
+            sensitivity=True,
+        ),
+        _spec(
+            "residual_value",
+            "Residual value counted at the end",
+            "期末计入的残值比例",
+            "share (0–1) of straight-line book value counted at the end of the horizon",
+            "期末按直线法账面价值计入的比例（0–1）",
+            kind="share",
+            max=1,
+            adjustable=False,
+        ),
+        _spec(
+            "lead_time_months",
+            "Procurement lead time",
+            "采购周期",
+            "months",
+            "月",
+            max=60,
+            sensitivity=True,
+        ),
+        _spec(
+            "gpu_hour_on_demand",
+            "Cloud on-demand price per GPU-hour",
+            "云上按量单卡小时价格",
+            "USD per GPU-hour",
+            "美元/卡·小时",
+            kind="money",
+            sensitivity=True,
+        ),
+        _spec(
+            "gpu_hour_reserved_1y",
+            "Cloud 1-year reserved price per GPU-hour",
+            "云上1年预留单卡小时价格",
+            "USD per GPU-hour",
+            "美元/卡·小时",
+            kind="money",
+        ),
+        _spec(
+            "gpu_hour_reserved_3y",
+            "Cloud 3-year reserved price per GPU-hour",
+            "云上3年预留单卡小时价格",
+            "USD per GPU-hour",
+            "美元/卡·小时",
+            kind="money",
+        ),
+        _spec(
+            "gpu_hour_spot",
+            "Cloud spot price per GPU-hour",
+            "云上竞价实例单卡小时价格",
+            "USD per GPU-hour",
+            "美元/卡·小时",
+            kind="money",
+        ),
+        _spec(
+            "spot_share",
+            "Share of cloud hours on spot",
+            "云上竞价实例时长占比",
+            "share of cloud GPU-hours on spot (0–1)",
+            "云上GPU时长中竞价实例的比例（0–1）",
+            kind="share",
+            max=1,
+        ),
+        _spec(
+            "cloud_storage_tb_month",
+            "Cloud storage per TB-month",
+            "云存储每TB每月费用",
+            "USD per TB-month",
+            "美元/TB·月",
+            kind="money",
+            sensitivity=True,
+        ),
+        _spec(
+            "egress_tb_month",
+            "Data leaving the cloud per month",
+            "每月出云数据量",
+            "TB per month",
+            "TB/月",
+        ),
+        _spec(
+            "egress_price_tb",
+            "Egress price per TB",
+            "每TB出云流量价格",
+            "USD per TB",
+            "美元/TB",
+            kind="money",
+            sensitivity=True,
+        ),
+        _spec(
+            "transfer_gbps",
+            "Bandwidth for the initial data transfer",
+            "初始数据迁移带宽",
+            "Gbit/s",
+            "Gbit/s",
+        ),
+        _spec(
+            "usd_cny",
+            "Exchange rate",
+            "汇率",
+            "CNY per USD",
+            "人民币/美元",
+            min=0.01,
+            adjustable=False,
+        ),
+    ]
+}
+FIGURE_NAMES: tuple[str, ...] = tuple(FIGURES)
+SENSITIVITY_NAMES: tuple[str, ...] = tuple(n for n, s in FIGURES.items() if s.sensitivity)
+ADJUSTABLE_NAMES: tuple[str, ...] = tuple(n for n, s in FIGURES.items() if s.adjustable)
+
+
+def figures_select(*, rows: Iterable[Mapping[str, Any]], gpu_model: str = "") -> dict[str, Figure]:
+    """One Figure per name: the row for `gpu_model` if any, else the generic one ("")."""
+    generic: dict[str, Figure] = {}
+    specific: dict[str, Figure] = {}
+    for row in rows:
+        figure = Figure(
+            name=row["name"],
+            value=float(row["value"]),
+            source=row["source"],
+            as_of=str(row["as_of"]),
+        )
+        model = row.get("gpu_model", "")
+        if model == "":
+            generic[figure.name] = figure
+        elif model == gpu_model:
+            specific[figure.name] = figure
+    return {**generic, **specific}
+
+
+def figures_with_overrides(
+    figures: Mapping[str, Figure], overrides: Mapping[str, float]
+) -> dict[str, Figure]:
+    """The figures with the ones set for one assessment replaced."""
+    merged = dict(figures)
+    for name, value in overrides.items():
+        merged[name] = Figure(name, value, OVERRIDE_SOURCE, merged[name].as_of)
+    return merged
+
+
+def figures_values(figures: Mapping[str, Figure]) -> dict[str, float]:
+    """Every figure's value by name; ValueError naming the missing or impossible ones."""
+    missing = [name for name in FIGURE_NAMES if name not in figures]
+    if missing:
+        raise ValueError(f"missing cost figure(s): {', '.join(missing)}")
+    values = {name: float(figures[name].value) for name in FIGURE_NAMES}
+    problems = [
+        f"{name} {problem}"
+        for name, value in values.items()
+        if (problem := FIGURES[name].problem(value))
+    ]
+    if problems:
+        raise ValueError(f"cost figure {'; '.join(problems)}")
+    return values
+
+
+def figures_as_dict(figures: Mapping[str, Figure]) -> dict[str, dict[str, Any]]:
+    """JSON-ready, with the unit from the registry (as saved with a result)."""
+    return {
+        name: {
+            "value": float(f.value),
+            "unit": FIGURES[name].unit.en if name in FIGURES else "",
+            "source": f.source,
+            "as_of": f.as_of,
+        }
+        for name, f in figures.items()
+    }
+
+
+def figures_from_dict(data: Mapping[str, Mapping[str, Any]]) -> dict[str, Figure]:
+    return {
+        name: Figure(name=name, value=d["value"], source=d["source"], as_of=d["as_of"])
+        for name, d in data.items()
+    }
+
+
+def overrides_validate(raw: Any) -> tuple[dict[str, float], dict[str, str]]:
+    """Figures set for one assessment (`costs` of an answers document), checked by the registry."""
+    if not isinstance(raw, Mapping):
+        return {}, {"costs": gettext("must be an object of assumption name to number")}
+    costs: dict[str, float] = {}
+    errors: dict[str, str] = {}
+    for name, value in raw.items():
+        key = f"costs.{name}"
+        if name not in FIGURES:
+            errors[key] = gettext("unknown cost assumption")
+        elif (
+            isinstance(value, bool)
+            or not isinstance(value, int | float)
+            or not math.isfinite(value)
+        ):
+            errors[key] = gettext("must be a number, got %(value)s") % {"value": json_repr(value)}
+        elif problem := FIGURES[name].problem(float(value)):
+            errors[key] = problem
+        else:
+            costs[name] = float(value)
+    return costs, errors

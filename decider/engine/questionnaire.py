@@ -1,0 +1,499 @@
+"""The questionnaire: every question, the step that asks it, its type, bounds, label and help.
+
+This is the one place that knows a question. The wizard builds its step forms
+from it, `answers_validate` checks answers documents (the `decide` command and
+the JSON API) with it, the OpenAPI document and the answers table are drawn
+from it. Adding a question is a change to this file only: a new entry with
+its step (a criterion that scores it is data, added in the admin).
+
+Messages copy the wording of Django's form fields, so the wizard, the API and
+`decide` say the same thing in both languages.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from decider.engine.figures import overrides_validate
+from decider.engine.i18n import gettext, gettext_noop
+from decider.engine.outcomes import COST_VERDICTS
+from decider.engine.text import json_repr, number_text
+
+Kind = Literal["choice", "bool", "int", "float"]
+
+GPU_MODELS: tuple[tuple[str, str], ...] = (
+    ("h100", "NVIDIA H100"),
+    ("h200", "NVIDIA H200"),
+    ("b200", "NVIDIA B200"),
+    ("a100", "NVIDIA A100"),
+    ("l40s", "NVIDIA L40S"),
+)
+YES_NO: tuple[tuple[str, str], ...] = (("true", gettext_noop("Yes")), ("false", gettext_noop("No")))
+
+
+@dataclass(frozen=True)
+class Question:
+    """One question. Texts are message ids: translate them where they are shown."""
+
+    key: str
+    kind: Kind
+    label: str
+    help: str = ""
+    choices: tuple[tuple[str, str], ...] = ()
+    min: float | None = None
+    max: float | None = None
+    unit: str = ""
+    step: str = ""
+
+    def values(self) -> tuple[str, ...] | None:
+        """The answer values of a choice or yes/no question, as rules write them; None for numbers."""
+        if self.kind == "choice":
+            return tuple(value for value, _label in self.choices)
+        if self.kind == "bool":
+            return ("true", "false")
+        return None
+
+    def allowed(self) -> str:
+        """A short description of the allowed values, for error messages."""
+        values = self.values()
+        if values is not None:
+            return " | ".join(values)
+        kind = gettext("a whole number") if self.kind == "int" else gettext("a number")
+        if self.max is None:
+            return gettext("%(kind)s ≥ %(min)s") % {"kind": kind, "min": number_text(self.min)}
+        return gettext("%(kind)s from %(min)s to %(max)s") % {
+            "kind": kind,
+            "min": number_text(self.min),
+            "max": number_text(self.max),
+        }
+
+    def to_form_value(self, value: Any) -> Any:
+        """The stored answer as a form's initial value."""
+        if self.kind == "bool" and isinstance(value, bool):
+            return "true" if value else "false"
+        return value
+
+    def display(self, value: Any) -> str:
+        """An answer as people read it, in the current language."""
+        if self.kind == "bool":
+            return gettext("Yes") if value else gettext("No")
+        if self.kind == "choice":
+            label = dict(self.choices).get(value)
+            return gettext(label) if label else str(value)
+        unit = f" {gettext(self.unit)}" if self.unit else ""
+        return f"{value:g}{unit}"
+
+    def problem(self, value: Any) -> str | None:
+        """Why a JSON-typed answer is not valid, or None."""
+        if not self._has_type(value):
+            return gettext("must be %(allowed)s, got %(value)s") % {
+                "allowed": self.allowed(),
+                "value": json_repr(value),
+            }
+        message = self._value_problem(value)
+        if message is None:
+            return None
+        return gettext("%(message)s (allowed: %(allowed)s)") % {
+            "message": message,
+            "allowed": self.allowed(),
+        }
+
+    def _has_type(self, value: Any) -> bool:
+        if self.kind == "choice":
+            return isinstance(value, str)
+        if self.kind == "bool":
+            return isinstance(value, bool)
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            return False
+        return isinstance(value, int) if self.kind == "int" else math.isfinite(value)
+
+    def _value_problem(self, value: Any) -> str | None:
+        if self.kind == "choice":
+            if value == "":
+                return gettext("This field is required.")
+            if value not in (self.values() or ()):
+                return gettext(
+                    "Select a valid choice. %(value)s is not one of the available choices."
+                ) % {"value": value}
+            return None
+        if self.kind == "bool":
+            return None
+        if self.min is not None and value < self.min:
+            return gettext("Ensure this value is greater than or equal to %(limit_value)s.") % {
+                "limit_value": number_text(self.min)
+            }
+        if self.max is not None and value > self.max:
+            return gettext("Ensure this value is less than or equal to %(limit_value)s.") % {
+                "limit_value": number_text(self.max)
+            }
+        return None
+
+
+QUESTIONS: dict[str, Question] = {
+    q.key: q
+    for q in [
+        # A. Workload and stage
+        Question(
+            "stage",
+            "choice",
+            gettext_noop("Which describes you best?"),
+            gettext_noop(
+                "The source matches each stage to a way of getting compute: research labs with "
+                "long training runs build their own, startups still exploring rent, growing "
+                "companies mix both, inference services depend on latency and peaks."
+            ),
+            choices=(
+                ("research_lab", gettext_noop("Research institution or large AI lab")),
+                ("startup", gettext_noop("Startup or exploration phase")),
+                ("growth", gettext_noop("Growing company with mixed workloads")),
+                ("inference", gettext_noop("Production inference service")),
+            ),
+            step="workload",
+        ),
+        Question(
+            "workload",
+            "choice",
+            gettext_noop("Main workload"),
+            gettext_noop(
+                "Long training runs keep GPUs busy; experiments and fine-tuning come and go."
+            ),
+            choices=(
+                ("training", gettext_noop("Large-model training")),
+                ("finetuning", gettext_noop("Fine-tuning and experiments")),
+                ("inference", gettext_noop("Inference serving")),
+                ("mixed", gettext_noop("Mixed")),
+            ),
+            step="workload",
+        ),
+        Question(
+            "direction_settled",
+            "bool",
+            gettext_noop("Is the algorithm direction settled?"),
+            gettext_noop(
+                "“When the algorithm direction is not yet settled … prefer cloud, to avoid the "
+                "risk of idle fixed assets.”"
+            ),
+            step="workload",
+        ),
+        Question(
+            "demand_shape",
+            "choice",
+            gettext_noop("How does your demand for GPUs vary?"),
+            gettext_noop(
+                "Steady demand keeps owned hardware busy; strong peaks and troughs leave it idle."
+            ),
+            choices=(
+                ("steady", gettext_noop("Steady")),
+                ("moderate", gettext_noop("Moderate swings")),
+                ("peaky", gettext_noop("Strong peaks and troughs")),
+            ),
+            step="workload",
+        ),
+        Question(
+            "capacity_lead_time",
+            "choice",
+            gettext_noop("How fast must new capacity arrive?"),
+            gettext_noop(
+                "“Expanding a self-built cluster goes through selection, procurement, racking "
+                "and driver work, usually taking weeks or months”; cloud scales in minutes."
+            ),
+            choices=(
+                ("minutes", gettext_noop("Within minutes")),
+                ("days", gettext_noop("Within days")),
+                ("months", gettext_noop("Weeks or months are acceptable")),
+            ),
+            step="workload",
+        ),
+        Question(
+            "latency_critical",
+            "bool",
+            gettext_noop("Does inference need strict latency and deterministic performance?"),
+            gettext_noop(
+                "“If the inference service has strict latency and stability needs, a self-built "
+                "cluster more easily gives exclusive resources and deterministic performance.”"
+            ),
+            step="workload",
+        ),
+        Question(
+            "multi_region",
+            "bool",
+            gettext_noop("Do you need to expand into other regions?"),
+            gettext_noop(
+                "“Cloud suits traffic with clear peaks and the need to expand into other regions.”"
+            ),
+            step="workload",
+        ),
+        Question(
+            "custom_topology",
+            "bool",
+            gettext_noop("Do you need to customise network or storage topology deeply?"),
+            gettext_noop(
+                "“A self-built environment can customise network topology and storage deeply, "
+                "but the architecture is then entirely your team’s responsibility.”"
+            ),
+            step="workload",
+        ),
+        # B. Utilization and scale
+        Question(
+            "utilization_pct",
+            "float",
+            gettext_noop("Expected average GPU utilization (%)"),
+            gettext_noop(
+                "“If average GPU utilization can stay above 70 %, self-build lowers the cost per "
+                "GPU-hour; below 30 %, the cloud actually costs less.”"
+            ),
+            min=0,
+            max=100,
+            unit="%",
+            step="utilization",
+        ),
+        Question(
+            "gpus",
+            "int",
+            gettext_noop("GPUs needed at peak"),
+            gettext_noop("The number of GPUs your heaviest period needs."),
+            min=1,
+            max=100_000,
+            unit=gettext_noop("GPUs"),
+            step="utilization",
+        ),
+        Question(
+            "gpu_model",
+            "choice",
+            gettext_noop("GPU model"),
+            gettext_noop("Prices, power and server costs depend on it."),
+            choices=GPU_MODELS,
+            step="utilization",
+        ),
+        Question(
+            "horizon_years",
+            "int",
+            gettext_noop("Planning horizon (years)"),
+            gettext_noop("Owned hardware pays off over years; a short horizon favours renting."),
+            min=1,
+            max=10,
+            unit=gettext_noop("years"),
+            step="utilization",
+        ),
+        # C. Ops capability
+        Question(
+            "ops_hardware",
+            "bool",
+            gettext_noop("Can someone on the team handle hardware failures independently?"),
+            gettext_noop(
+                "“Is there someone on the team who can independently handle hardware failures, "
+                "parallel file-system tuning and driver compatibility? Without such skills, "
+                "cloud effectively lowers the cost of trial and error.”"
+            ),
+            step="ops",
+        ),
+        Question(
+            "ops_filesystem",
+            "bool",
+            gettext_noop("Can the team tune a parallel file system?"),
+            gettext_noop(
+                "Shared storage for training (e.g. Lustre, GPFS) needs capacity planning and tuning."
+            ),
+            step="ops",
+        ),
+        Question(
+            "ops_drivers",
+            "bool",
+            gettext_noop("Can the team resolve driver and CUDA compatibility problems?"),
+            gettext_noop(
+                "“Self-built performance depends heavily on hardware quality, cooling, power "
+                "and the driver version mix.”"
+            ),
+            step="ops",
+        ),
+        Question(
+            "ops_fte",
+            "float",
+            gettext_noop("Size of the infrastructure team (full-time equivalents)"),
+            gettext_noop(
+                "“Running a self-built cluster usually needs a team with both systems and hardware experience.”"
+            ),
+            min=0,
+            max=1000,
+            unit=gettext_noop("FTE"),
+            step="ops",
+        ),
+        Question(
+            "has_datacenter",
+            "bool",
+            gettext_noop("Do you have data-centre or colocation space of your own?"),
+            gettext_noop(
+                "Without it, self-build pays for colocation space and power by the kilowatt."
+            ),
+            step="ops",
+        ),
+        # D. Data and compliance
+        Question(
+            "residency",
+            "choice",
+            gettext_noop("Must data stay inside your premises (data may not leave the domain)?"),
+            gettext_noop(
+                "“Is there a mandatory requirement that data may not leave the domain? If so, "
+                "self-build or private deployment may be the only compliant option.”"
+            ),
+            choices=(
+                ("none", gettext_noop("No such rule")),
+                ("partial", gettext_noop("Only part of the data (e.g. core data)")),
+                ("all", gettext_noop("All training data")),
+            ),
+            step="data",
+        ),
+        Question(
+            "sensitivity",
+            "choice",
+            gettext_noop("How sensitive is the data?"),
+            gettext_noop(
+                "“Self-build physically isolates data: sensitive data never leaves your machine room.”"
+            ),
+            choices=(
+                ("low", gettext_noop("Low")),
+                ("medium", gettext_noop("Medium")),
+                ("high", gettext_noop("High")),
+            ),
+            step="data",
+        ),
+        Question(
+            "jurisdiction_concern",
+            "bool",
+            gettext_noop("Are you concerned about the cloud provider’s legal jurisdiction?"),
+            gettext_noop(
+                "“For business extremely sensitive to data sovereignty, assess the provider’s "
+                "service boundary and legal-jurisdiction risk.”"
+            ),
+            step="data",
+        ),
+        Question(
+            "dataset_tb",
+            "float",
+            gettext_noop("Size of the training data (TB)"),
+            gettext_noop(
+                "“Training data sets often reach tens of TB or even PB; transfer time and cost "
+                "cannot be ignored.”"
+            ),
+            min=0,
+            max=1_000_000,
+            unit="TB",
+            step="data",
+        ),
+        # E. Budget
+        Question(
+            "capex_available",
+            "bool",
+            gettext_noop("Is capital budget available up front?"),
+            gettext_noop(
+                "“Self-build has a high up-front capital expense; cloud is an operating expense "
+                "with a small initial outlay.”"
+            ),
+            step="budget",
+        ),
+    ]
+}
+
+
+@dataclass(frozen=True)
+class Step:
+    slug: str
+    title: str
+    intro: str
+    keys: tuple[str, ...]
+
+
+def _step(slug: str, title: str, intro: str) -> Step:
+    keys = tuple(key for key, question in QUESTIONS.items() if question.step == slug)
+    return Step(slug, title, intro, keys)
+
+
+STEPS: tuple[Step, ...] = (
+    _step(
+        "workload",
+        gettext_noop("Workload and stage"),
+        gettext_noop("What you run and how settled it is."),
+    ),
+    _step(
+        "utilization",
+        gettext_noop("Utilization and scale"),
+        gettext_noop("How busy the GPUs will be, how many, and for how long."),
+    ),
+    _step(
+        "ops",
+        gettext_noop("Operations capability"),
+        gettext_noop("The three questions the source asks of your team."),
+    ),
+    _step(
+        "data",
+        gettext_noop("Data and compliance"),
+        gettext_noop("Where your data may live and how much of it there is."),
+    ),
+    _step(
+        "budget",
+        gettext_noop("Budget"),
+        gettext_noop("How you can pay, and the cost figures behind the comparison."),
+    ),
+)
+STEP_BY_SLUG: dict[str, Step] = {step.slug: step for step in STEPS}
+ANSWER_KEYS: tuple[str, ...] = tuple(key for step in STEPS for key in step.keys)
+# The last step also carries the cost figures set for the assessment.
+FIGURES_STEP = STEPS[-1].slug
+OPTIONAL_KEYS = frozenset({"costs"})
+
+# Answers the app derives rather than asks (`evaluation.answers_evaluate`);
+# rules read them like the questions.
+DERIVED_QUESTIONS: dict[str, Question] = {
+    "cost_verdict": Question(
+        "cost_verdict",
+        "choice",
+        gettext_noop("Cost verdict (derived from the cost model)"),
+        choices=tuple((verdict, verdict) for verdict in COST_VERDICTS),
+    )
+}
+RULE_QUESTIONS: dict[str, Question] = {**QUESTIONS, **DERIVED_QUESTIONS}
+
+
+def answers_validate(raw: Any) -> tuple[dict[str, Any], dict[str, str]]:
+    """Check a whole answers document. Returns (answers, errors by key)."""
+    if not isinstance(raw, Mapping):
+        return {}, {"_": gettext("the answers must be a JSON object with one key per answer")}
+    answers: dict[str, Any] = {}
+    errors: dict[str, str] = {}
+    for key, question in QUESTIONS.items():
+        if key not in raw:
+            errors[key] = gettext("missing (allowed: %(allowed)s)") % {
+                "allowed": question.allowed()
+            }
+        elif problem := question.problem(raw[key]):
+            errors[key] = problem
+        else:
+            value = raw[key]
+            answers[key] = float(value) if question.kind == "float" else value
+    for key in raw:
+        if key not in QUESTIONS and key not in OPTIONAL_KEYS:
+            errors[key] = gettext("unknown key")
+    if "costs" in raw:
+        costs, cost_errors = overrides_validate(raw["costs"])
+        errors.update(cost_errors)
+        if costs:
+            answers["costs"] = costs
+    return answers, errors
+
+
+def step_answers(step: Step, answers: Mapping[str, Any]) -> dict[str, Any]:
+    """The saved answers a step shows: its questions, and the cost figures on the figures step."""
+    values = {key: answers[key] for key in step.keys if key in answers}
+    if step.slug == FIGURES_STEP:
+        values["costs"] = answers.get("costs", {})
+    return values
+
+
+def first_incomplete_step(answers: Mapping[str, Any]) -> Step | None:
+    for step in STEPS:
+        if any(key not in answers for key in step.keys):
+            return step
+    return None

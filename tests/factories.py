@@ -1,0 +1,159 @@
+"""Test data built in code: answers, assessments, cost inputs, the shipped rules and figures.
+
+One place for what several test files share; plain `make_*` helpers with
+keyword overrides. The shipped rule book and figures are read from
+fixtures/ without a database, once per test session.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import random
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from decider.engine.costs import CostAnswers
+from decider.engine.figures import FIGURE_NAMES, Figure, figures_select
+from decider.engine.outcomes import COST_VERDICTS
+from decider.engine.ruledocs import rulebook_from_document
+from decider.engine.scoring import Band, Rule, RuleBook
+from decider.engine.text import Text
+from decider.personas import PRESETS
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+VERDICTS = list(COST_VERDICTS)
+
+# Every step posted as a browser without JavaScript posts it (the startup persona).
+STEP_POSTS = {
+    "workload": {
+        "stage": "startup",
+        "workload": "finetuning",
+        "direction_settled": "false",
+        "demand_shape": "peaky",
+        "capacity_lead_time": "minutes",
+        "latency_critical": "false",
+        "multi_region": "false",
+        "custom_topology": "false",
+    },
+    "utilization": {
+        "utilization_pct": "25",
+        "gpus": "8",
+        "gpu_model": "h100",
+        "horizon_years": "2",
+    },
+    "ops": {
+        "ops_hardware": "false",
+        "ops_filesystem": "false",
+        "ops_drivers": "false",
+        "ops_fte": "0.5",
+        "has_datacenter": "false",
+    },
+    "data": {
+        "residency": "none",
+        "sensitivity": "low",
+        "jurisdiction_concern": "false",
+        "dataset_tb": "5",
+    },
+    "budget": {"capex_available": "false"},
+}
+
+
+# --- answers and assessments -------------------------------------------------------
+
+
+def make_answers(persona: str = "growth", **changes: Any) -> dict[str, Any]:
+    """A persona preset's answers, with some changed."""
+    answers = copy.deepcopy(PRESETS[persona]["answers"])
+    answers.update(changes)
+    return answers
+
+
+def make_assessment(**kwargs: Any):
+    """(assessment, edit token, view token); finished growth answers unless told otherwise."""
+    from decider.models import Assessment
+
+    kwargs.setdefault("answers", make_answers())
+    return Assessment.create_with_links(**kwargs)
+
+
+def varied_answers(rng: random.Random) -> dict[str, Any]:
+    """A persona with some answers changed, some dropped, and a cost verdict."""
+    answers = make_answers(rng.choice(list(PRESETS)))
+    answers["cost_verdict"] = rng.choice(VERDICTS)
+    for rule in shipped_rulebook().rules:
+        if rng.random() > 0.3:
+            continue
+        band = rng.choice(rule.bands)
+        if band.value is not None:
+            answers[rule.question] = {"true": True, "false": False}.get(band.value, band.value)
+        else:
+            # Band edges included: they are where off-by-one mistakes live.
+            edges = [x for x in (band.lower, band.upper) if x is not None]
+            answers[rule.question] = rng.choice(
+                [*edges, (band.lower or 0) + rng.random() * 50, rng.randint(0, 600)]
+            )
+    for key in rng.sample(sorted(answers), k=rng.choice([0, 0, 1, 3])):
+        del answers[key]
+    return answers
+
+
+# --- the cost model's inputs -------------------------------------------------------
+
+
+def make_cost_answers(**kwargs: Any) -> CostAnswers:
+    kwargs.setdefault("gpus", 12)
+    kwargs.setdefault("utilization", 0.5)
+    kwargs.setdefault("horizon_months", 36)
+    kwargs.setdefault("dataset_tb", 50.0)
+    kwargs.setdefault("has_datacenter", False)
+    kwargs.setdefault("demand_shape", "moderate")
+    return CostAnswers(**kwargs)
+
+
+def make_figures(**values: float) -> dict[str, Figure]:
+    """Every cost line off except servers and cloud on-demand GPU-hours."""
+    base = dict.fromkeys(FIGURE_NAMES, 0.0)
+    base.update(gpus_per_node=8, server_price=300_000, gpu_hour_on_demand=3.0, usd_cny=7.0)
+    base.update(values)
+    return {
+        name: Figure(name=name, value=value, source="test", as_of="2025-06-01")
+        for name, value in base.items()
+    }
+
+
+def shipped_figure_rows() -> list[dict[str, Any]]:
+    return json.loads((FIXTURES / "assumptions.json").read_text(encoding="utf-8"))["assumptions"]
+
+
+def shipped_figures(gpu_model: str = "h100", **values: float) -> dict[str, Figure]:
+    """fixtures/assumptions.json for one GPU model, with some values changed."""
+    figures = figures_select(rows=shipped_figure_rows(), gpu_model=gpu_model)
+    for name, value in values.items():
+        old = figures[name]
+        figures[name] = Figure(name=name, value=value, source=old.source, as_of=old.as_of)
+    return figures
+
+
+# --- rules ----------------------------------------------------------------------
+
+
+@cache
+def shipped_rulebook() -> RuleBook:
+    """fixtures/ruleset.json as the engine sees it, without a database."""
+    document = json.loads((FIXTURES / "ruleset.json").read_text(encoding="utf-8"))
+    return rulebook_from_document(document)
+
+
+def make_band(onprem: int = 0, cloud: int = 0, hybrid: int = 0, **where: Any) -> Band:
+    return Band(
+        scores={"onprem": onprem, "cloud": cloud, "hybrid": hybrid},
+        reason=Text(f"reason {where}", f"理由 {where}"),
+        label=Text(str(where), str(where)),
+        **where,
+    )
+
+
+def make_rule(key: str = "q", weight: float = 1.0, bands: Any = ()) -> Rule:
+    return Rule(key=key, question=key, label=Text(key, key), weight=weight, bands=tuple(bands))
