@@ -16,4 +16,4 @@ RUN DJANGO_DEBUG=false DJANGO_SECRET_KEY=collectstatic-only python manage.py col
 RUN useradd --create-home decider
 USER decider
 EXPOSE 8000
-CMD ["sh", "-c", "python manage.py migrate --noinput && python manage.py load_defaults && exec gunicorn decider.wsgi:application --bind 0.0.0.0:8000 --workers 3 --access-logfile -"]
+CMD ["sh", "-c", "python manage.py migrate --noinput && python manage.py load_defaults && exec gunicorn decider.wsgi:application --bind 0.0.0.0:8000 --workers 3 --access-logfile - --logger-class decider.logs.GunicornLogger"]

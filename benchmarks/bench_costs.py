@@ -25,7 +25,8 @@ django.setup()
 
 from benchmarks.common import machine_lines, section_write  # noqa: E402
 from decider.charts import charts_for  # noqa: E402
-from decider.costs import Assumption, CostAnswers, costs_compute  # noqa: E402
+from decider.engine.costs import CostAnswers, costs_compute  # noqa: E402
+from decider.engine.figures import Figure, figures_select  # noqa: E402
 
 FIXTURE = ROOT / "fixtures" / "assumptions.json"
 DOC = ROOT / "docs" / "BENCHMARKS.md"
@@ -38,21 +39,9 @@ FIGURES_TARGET_MS = 50.0
 SECTION = "## Cost model"
 
 
-def load_assumptions(gpu_model: str = GPU_MODEL) -> dict[str, Assumption]:
-    """Generic rows first, then the model's rows on top."""
+def load_figures(gpu_model: str = GPU_MODEL) -> dict[str, Figure]:
     rows = json.loads(FIXTURE.read_text(encoding="utf-8"))["assumptions"]
-    chosen: dict[str, Assumption] = {}
-    for model in ("", gpu_model):
-        for row in rows:
-            if row.get("gpu_model", "") == model:
-                chosen[row["name"]] = Assumption(
-                    name=row["name"],
-                    value=float(row["value"]),
-                    unit=row["unit"],
-                    source=row["source"],
-                    as_of=row["as_of"],
-                )
-    return chosen
+    return figures_select(rows=rows, gpu_model=gpu_model)
 
 
 def answers_for(months: int) -> CostAnswers:
@@ -78,18 +67,18 @@ def median_ms(fn: Callable[[], object], runs: int = RUNS, warmup: int = WARMUP) 
 
 
 def measure() -> tuple[float, list[tuple[int, float, float]]]:
-    assumptions = load_assumptions()
-    baseline_costs = costs_compute(answers=answers_for(36), assumptions=assumptions)
+    figures = load_figures()
+    baseline_costs = costs_compute(answers=answers_for(36), figures=figures)
     baseline = median_ms(lambda: json.dumps(baseline_costs))
     rows = []
     for months in HORIZONS:
         answers = answers_for(months)
 
         def model(answers: CostAnswers = answers) -> dict:
-            return costs_compute(answers=answers, assumptions=assumptions)
+            return costs_compute(answers=answers, figures=figures)
 
         def with_figures(answers: CostAnswers = answers) -> str:
-            charts = charts_for(costs_compute(answers=answers, assumptions=assumptions))
+            charts = charts_for(costs_compute(answers=answers, figures=figures))
             return json.dumps([chart.figure for chart in charts])
 
         rows.append((months, median_ms(model), median_ms(with_figures)))

@@ -66,11 +66,12 @@ from django.core.management import call_command  # noqa: E402
 from django.db import connection  # noqa: E402
 
 from benchmarks.common import machine_lines, section_write  # noqa: E402
-from decider import impact, scoring  # noqa: E402
+from decider import services  # noqa: E402
+from decider.engine import batch, scoring  # noqa: E402
+from decider.engine.sensitivity import weight_sensitivity  # noqa: E402
 from decider.models import Assessment, RuleSet, token_hash  # noqa: E402
 from decider.personas import PRESETS  # noqa: E402
-from decider.rulesets import ruleset_export, ruleset_import  # noqa: E402
-from decider.sensitivity import weight_sensitivity  # noqa: E402
+from decider.rulesets import ruleset_export, ruleset_import, ruleset_rulebook  # noqa: E402
 from decider.services import assessment_score  # noqa: E402
 
 
@@ -158,7 +159,7 @@ def narrow_fetch() -> int:
     """id, answers and ruleset: roughly what a small saved-recommendation column would cost."""
     rows = Assessment.objects.filter(result__isnull=False).order_by("id")
     return sum(
-        1 for _ in rows.values_list("id", "answers", "ruleset_id").iterator(chunk_size=impact.CHUNK)
+        1 for _ in rows.values_list("id", "answers", "ruleset_id").iterator(chunk_size=services.IMPACT_CHUNK)
     )
 
 
@@ -169,7 +170,7 @@ def full_result_fetch_sample() -> int:
         .order_by("id")
         .values_list("id", "answers", "result")[:SAMPLE]
     )
-    return sum(1 for _ in rows.iterator(chunk_size=impact.CHUNK))
+    return sum(1 for _ in rows.iterator(chunk_size=services.IMPACT_CHUNK))
 
 
 def sensitivity_ms(book: scoring.RuleBook) -> dict[str, float]:
@@ -197,13 +198,13 @@ def sensitivity_ms(book: scoring.RuleBook) -> dict[str, float]:
 def measure() -> dict:
     populate()
     draft = draft_ruleset()
-    book = draft.rulebook()
+    book = ruleset_rulebook(draft)
     total = Assessment.objects.filter(result__isnull=False).count()
     snapshot = Assessment.objects.filter(result__isnull=False).values_list("result", flat=True)[0]
 
-    end_to_end, result = timed(lambda: impact.ruleset_impact(draft))
-    fetch, (rows, _stale) = timed(impact.saved_rows)
-    compute, _ = timed(lambda: impact.impact_compute(rows=rows, rulebook=book))
+    end_to_end, result = timed(lambda: services.ruleset_impact(draft))
+    fetch, (rows, _stale) = timed(services.impact_rows)
+    compute, _ = timed(lambda: batch.impact_compute(rows=rows, rulebook=book))
     narrow, _ = timed(narrow_fetch)
     full_fetch, _ = timed(full_result_fetch_sample, runs=1)
     sample = [answers for _, answers, _ in rows[:SAMPLE]]
@@ -222,7 +223,7 @@ def measure() -> dict:
         "full_fetch": full_fetch * scale,
         "narrow": narrow,
         "loop": loop * scale,
-        "sensitivity": sensitivity_ms(RuleSet.current().rulebook()),
+        "sensitivity": sensitivity_ms(ruleset_rulebook(RuleSet.current())),
         "database": f"{connection.vendor} {connection.Database.sqlite_version}"
         if connection.vendor == "sqlite"
         else f"{connection.vendor} {connection.pg_version // 10000}",
@@ -231,7 +232,7 @@ def measure() -> dict:
 
 def section(m: dict) -> str:
     base = m["fetch"]
-    found: impact.Impact = m["impact"]
+    found: batch.Impact = m["impact"]
     top = ", ".join(f"{t.from_outcome} → {t.to_outcome}: {t.count}" for t in found.transitions[:3])
     worst_sensitivity = max(m["sensitivity"].values())
     flags = " --postgres" if ARGS.postgres else ""

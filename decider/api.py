@@ -9,13 +9,14 @@ listing and no account: the API creates, the links give access.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from functools import wraps
 from typing import Any
 
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.urls import reverse
 from django.utils.translation import get_language
 from django.views.decorators.csrf import csrf_exempt
-from django.views.decorators.http import require_GET, require_POST
 
 from decider import services
 from decider.engine import questionnaire
@@ -24,6 +25,7 @@ from decider.engine.figures import FIGURE_NAMES
 from decider.engine.outcomes import OUTCOMES
 from decider.forms import name_clean
 from decider.models import NAME_MAX_LENGTH, Assessment
+from decider.views import shared_page
 
 
 def _errors(errors: dict[str, str], status: int = 400) -> JsonResponse:
@@ -32,10 +34,27 @@ def _errors(errors: dict[str, str], status: int = 400) -> JsonResponse:
     )
 
 
+def json_methods(*methods: str) -> Callable[[Callable[..., HttpResponse]], Callable[..., HttpResponse]]:
+    """Like `require_http_methods`, but a wrong method is told so in JSON, with `Allow`."""
+
+    def decorator(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+        @wraps(view)
+        def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+            if request.method not in methods:
+                response = _errors({"_": f"use {' or '.join(methods)}"}, 405)
+                response["Allow"] = ", ".join(methods)
+                return response
+            return view(request, *args, **kwargs)
+
+        return wrapper
+
+    return decorator
+
+
 # No cookie grants anything here, so there is nothing for CSRF to protect:
 # a forged cross-site POST could only create an assessment its sender cannot read.
 @csrf_exempt
-@require_POST
+@json_methods("POST")
 def assessments(request: HttpRequest) -> HttpResponse:
     if request.content_type != "application/json":
         return _errors({"_": "send the answers as JSON (Content-Type: application/json)"}, 415)
@@ -75,7 +94,27 @@ def assessments(request: HttpRequest) -> HttpResponse:
     return response
 
 
-@require_GET
+@shared_page
+@json_methods("GET")
+def assessment_json(request: HttpRequest, token: str, kind: str) -> HttpResponse:
+    """An assessment through its edit or view link: answers and the full result."""
+    assessment = Assessment.objects.by_token(token, kind=kind)
+    if assessment is None:
+        return _errors({"_": "no assessment at this link (wrong or revoked)"}, 404)
+    if questionnaire.first_incomplete_step(assessment.answers) is not None:
+        return _errors({"answers": "The questionnaire is not finished."}, 409)
+    if assessment.needs_scoring():
+        services.assessment_score(assessment)
+    currency = request.GET.get("currency")
+    document = services.assessment_document(
+        assessment,
+        language=get_language() or "en",
+        currency=currency if currency in CURRENCIES else "USD",
+    )
+    return JsonResponse(document, json_dumps_params={"ensure_ascii": False})
+
+
+@json_methods("GET")
 def openapi(request: HttpRequest) -> HttpResponse:
     return JsonResponse(openapi_document(), json_dumps_params={"ensure_ascii": False, "indent": 2})
 

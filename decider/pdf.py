@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import mimetypes
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -39,6 +41,8 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--
 # sync API never meets an event loop of the calling thread (ASGI, tests).
 _printer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="decider-pdf")
 
+log = logging.getLogger(__name__)
+
 
 class PdfError(RuntimeError):
     pass
@@ -58,7 +62,18 @@ def report_pdf(
     cached = ReportPdf.objects.filter(key=key).values_list("pdf", flat=True).first()
     if cached is not None:
         return bytes(cached)
-    document = html_to_pdf(html(), paper=variant[-1])
+    started = time.perf_counter()
+    try:
+        document = html_to_pdf(html(), paper=variant[-1])
+    except PdfError as error:
+        log.error("PDF of assessment %s failed: %s", assessment.pk, error)
+        raise
+    log.info(
+        "PDF of assessment %s rendered in %.2f s (%d kB)",
+        assessment.pk,
+        time.perf_counter() - started,
+        len(document) // 1024,
+    )
     ReportPdf.objects.update_or_create(
         key=key, defaults={"assessment": assessment, "pdf": document}
     )

@@ -86,32 +86,14 @@ def _summary(outcome: str | None) -> str:
 
 def result_context(assessment: Assessment, *, currency: str) -> dict[str, Any]:
     result = assessment.scoring_result()
-    language = get_language() or "en"
+    assert result is not None, "score the assessment first"
     costs = assessment_costs(assessment, currency=currency)
-    outcomes = []
-    for outcome in sorted(OUTCOMES, key=lambda o: -result.scores[o]):
-        drivers = result.drivers(outcome)
-        outcomes.append(
-            {
-                "key": outcome,
-                "name": outcome_name(outcome),
-                "summary": _summary(outcome),
-                "score": result.scores[outcome],
-                "recommended": outcome == result.recommendation,
-                "excluded": result.excluded[outcome].get(language)
-                if outcome in result.excluded
-                else None,
-                "warnings": [w.get(language) for w in result.warnings.get(outcome, [])],
-                "for": [_driver(c, language) for c in drivers["for"]],
-                "against": [_driver(c, language) for c in drivers["against"]],
-            }
-        )
+    outcomes = _outcomes_explained(result)
     recommendation = result.recommendation
     runner_up = next(
         (o["key"] for o in outcomes if o["key"] != recommendation and not o["excluded"]), None
     )
     migration = {**costs["migration"], "currency": currency}
-    overrides = assessment.answers.get("costs", {})
     return {
         "assessment": assessment,
         "result": result,
@@ -130,22 +112,43 @@ def result_context(assessment: Assessment, *, currency: str) -> dict[str, Any]:
             {"key": key, "label": cost_option_label(key), "total": costs["totals"][key]}
             for key in COST_OPTIONS
         ],
-        "assumption_rows": [
-            {
-                "name": name,
-                "label": FIGURES[name].label.get(language),
-                "overridden": name in overrides,
-                **data,
-                "unit": FIGURES[name].unit.get(language),
-            }
-            for name, data in sorted(costs["assumptions"].items())
-        ],
+        "assumption_rows": _figure_rows(costs, overrides=assessment.answers.get("costs", {})),
         "progress": progress(assessment.answers, None),
         "first_step": questionnaire.STEPS[0].slug,
     }
 
 
-def _driver(contribution, language: str) -> dict[str, Any]:
+def _outcomes_explained(result: scoring.Result) -> list[dict[str, Any]]:
+    """Each outcome's row, best first, with its warnings and the answers that pushed it."""
+    language = get_language() or "en"
+    rows = sorted(outcome_rows(result), key=lambda row: -row["score"])
+    for row in rows:
+        drivers = result.drivers(row["key"])
+        row |= {
+            "summary": _summary(row["key"]),
+            "warnings": [w.get(language) for w in result.warnings.get(row["key"], [])],
+            "for": [_driver(c, language) for c in drivers["for"]],
+            "against": [_driver(c, language) for c in drivers["against"]],
+        }
+    return rows
+
+
+def _figure_rows(costs: Mapping[str, Any], *, overrides: Mapping[str, float]) -> list[dict]:
+    """The cost figures used, with their unit in the page's language."""
+    language = get_language() or "en"
+    return [
+        {
+            "name": name,
+            "label": FIGURES[name].label.get(language),
+            "overridden": name in overrides,
+            **data,
+            "unit": FIGURES[name].unit.get(language),
+        }
+        for name, data in sorted(costs["assumptions"].items())
+    ]
+
+
+def _driver(contribution: scoring.Contribution, language: str) -> dict[str, Any]:
     return {
         "label": contribution.label.get(language),
         "answer": contribution.answer.get(language),
@@ -155,7 +158,7 @@ def _driver(contribution, language: str) -> dict[str, Any]:
 
 
 def outcome_rows(result: scoring.Result) -> list[dict[str, Any]]:
-    """Scores of one result, for a side-by-side table."""
+    """Scores of one result in OUTCOMES order, for a side-by-side table."""
     language = get_language() or "en"
     return [
         {

@@ -6,6 +6,7 @@ The document format, its mapping to rows and its checks are pure and live in
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from typing import Any
 
@@ -27,6 +28,8 @@ from decider.engine.ruledocs import (
 )
 from decider.engine.scoring import RuleBook
 from decider.models import Assumption, Constraint, Criterion, Option, RuleSet
+
+log = logging.getLogger(__name__)
 
 
 class RuleSetPublished(ValueError):
@@ -60,6 +63,7 @@ def ruleset_import(
     if check:
         problems = ruleset_problems(document)
         if problems:
+            log.warning("rule set refused: %d problems, first: %s", len(problems), problems[0])
             raise RuleSetProblems(problems)
     if version is None:
         version = RuleSet.next_version()
@@ -109,6 +113,7 @@ def ruleset_publish(ruleset: RuleSet) -> RuleSet:
         )
     problems = ruleset_problems(ruleset_export(ruleset))
     if problems:
+        log.warning("v%s not published: %d problems", ruleset.version, len(problems))
         raise RuleSetProblems(problems)
     current = RuleSet.current()
     if current is not None and current.version > ruleset.version:
@@ -118,6 +123,7 @@ def ruleset_publish(ruleset: RuleSet) -> RuleSet:
     ruleset.published_at = timezone.now()
     ruleset._change_reason = _("published")
     ruleset.save()
+    log.info("rule set v%s published", ruleset.version)
     return ruleset
 
 
@@ -170,6 +176,7 @@ def rulesets_import(documents: Sequence[dict[str, Any]], *, publish: bool) -> li
             ]
         problems += found
     if problems:
+        log.warning("rule set import refused: %d problems, first: %s", len(problems), problems[0])
         raise RuleSetProblems(problems)
     return [
         ruleset_import(document, publish=publish, check=False, reason=_("imported"))

@@ -171,11 +171,28 @@ if not DEBUG:
     # The health check answers plain HTTP from inside the container network.
     SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
 
+# What an operator needs: PDF failures with the page's errors, save contention,
+# rule sets refused or missing, impact preview timings. Never a link token.
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "filters": {"redact_links": {"()": "decider.logs.RedactLinks"}},
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": "plain",
+            "filters": ["redact_links"],
+        }
+    },
     "root": {"handlers": ["console"], "level": os.environ.get("DJANGO_LOG_LEVEL", "INFO")},
+    "loggers": {
+        # Django logs request paths (404s, 5xx, runserver lines): the filter sits on the
+        # loggers so that every handler gets the redacted record.
+        "django": {"handlers": [], "propagate": True},
+        "django.request": {"filters": ["redact_links"]},
+        "django.server": {"filters": ["redact_links"]},
+    },
 }
 
 # Where the server-side PDF renderer finds Debian's Chromium.

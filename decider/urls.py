@@ -27,7 +27,7 @@ urlpatterns = [
     # Edit links.
     path("a/<token:token>/step/<slug:slug>/", views.step, name="decider-step"),
     path("a/<token:token>/", views.result, name="decider-result"),
-    path("a/<token:token>.json", views.assessment_json, EDIT, name="decider-edit-json"),
+    path("a/<token:token>.json", api.assessment_json, EDIT, name="decider-edit-json"),
     path("a/<token:token>/report/", views.printable, EDIT, name="decider-edit-report"),
     path("a/<token:token>/report.pdf", views.report_pdf, EDIT, name="decider-edit-pdf"),
     path("a/<token:token>/rename/", views.rename, name="decider-rename"),
@@ -35,8 +35,8 @@ urlpatterns = [
     path("a/<token:token>/links/", views.links, name="decider-links"),
     path("a/<token:token>/rescore/", views.rescore, name="decider-rescore"),
     # View-only links.
-    path("v/<token:token>/", views.shared_result, name="decider-view"),
-    path("v/<token:token>.json", views.assessment_json, VIEW, name="decider-view-json"),
+    path("v/<token:token>/", views.result, VIEW, name="decider-view"),
+    path("v/<token:token>.json", api.assessment_json, VIEW, name="decider-view-json"),
     path("v/<token:token>/report/", views.printable, VIEW, name="decider-view-report"),
     path("v/<token:token>/report.pdf", views.report_pdf, VIEW, name="decider-view-pdf"),
     # JSON API.

@@ -5,7 +5,7 @@ from functools import wraps
 from typing import Any
 
 from django.contrib import messages
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.http import content_disposition_header, url_has_allowed_host_and_scheme
@@ -34,19 +34,31 @@ class HtmxHttpRequest(HttpRequest):
 # --- access -----------------------------------------------------------------
 
 
-def _get_editable(token: str) -> Assessment:
-    assessment = Assessment.objects.by_token(token, kind="edit")
-    if assessment is None:
-        raise Http404("No assessment at this link.")
-    return assessment
-
-
-def _get_shared(token: str, kind: str) -> Assessment:
+def _get_assessment(token: str, kind: str = "edit") -> Assessment:
     """The assessment behind an edit (/a/) or view-only (/v/) link."""
     assessment = Assessment.objects.by_token(token, kind=kind)
     if assessment is None:
         raise Http404("No assessment at this link.")
     return assessment
+
+
+def scored_link(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """The finished assessment behind the link (`kind` from the URL, edit by default), scored
+    if its answers changed since; an unfinished one goes to its first unanswered step."""
+
+    @wraps(view)
+    def wrapper(request: HttpRequest, token: str, kind: str = "edit", **kwargs: Any):
+        assessment = _get_assessment(token, kind)
+        missing = questionnaire.first_incomplete_step(assessment.answers)
+        if missing is not None:
+            if kind == "edit":
+                return redirect("decider-step", token=token, slug=missing.slug)
+            return render(request, "decider/unfinished.html", {"assessment": assessment})
+        if assessment.needs_scoring():
+            services.assessment_score(assessment)
+        return view(request, assessment, token, kind, **kwargs)
+
+    return wrapper
 
 
 def shared_page(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
@@ -210,7 +222,7 @@ def _show_conflicts(form: StepForm, conflicts: dict[str, Any]) -> None:
 @shared_page
 @require_http_methods(["GET", "POST"])
 def step(request: HtmxHttpRequest, token: str, slug: str) -> HttpResponse:
-    assessment = _get_editable(token)
+    assessment = _get_assessment(token)
     current = questionnaire.STEP_BY_SLUG.get(slug)
     if current is None:
         raise Http404("No such step.")
@@ -271,18 +283,6 @@ def _render_step(
 # --- the result, for edit and view-only links -------------------------------------
 
 
-def _scored(request: HttpRequest, assessment: Assessment, token: str, kind: str):
-    """The assessment, scored if its answers changed; or a redirect to unanswered questions."""
-    missing = questionnaire.first_incomplete_step(assessment.answers)
-    if missing is not None:
-        if kind == "edit":
-            return redirect("decider-step", token=token, slug=missing.slug)
-        return render(request, "decider/unfinished.html", {"assessment": assessment}, status=200)
-    if assessment.needs_scoring():
-        services.assessment_score(assessment)
-    return None
-
-
 def _links(request: HttpRequest, assessment: Assessment, edit_token: str) -> dict[str, Any]:
     view_token = assessment.view_token(edit_token=edit_token)
     return {
@@ -293,9 +293,10 @@ def _links(request: HttpRequest, assessment: Assessment, edit_token: str) -> dic
     }
 
 
-def _result_page(request: HttpRequest, assessment: Assessment, token: str, kind: str):
-    if (early := _scored(request, assessment, token, kind)) is not None:
-        return early
+@shared_page
+@require_GET
+@scored_link
+def result(request: HttpRequest, assessment: Assessment, token: str, kind: str) -> HttpResponse:
     _remember(request, token, kind=kind)
     context = report.result_context(assessment, currency=currency_of(request))
     context |= {
@@ -314,39 +315,8 @@ def _result_page(request: HttpRequest, assessment: Assessment, token: str, kind:
 
 @shared_page
 @require_GET
-def result(request: HttpRequest, token: str) -> HttpResponse:
-    return _result_page(request, _get_editable(token), token, "edit")
-
-
-@shared_page
-@require_GET
-def shared_result(request: HttpRequest, token: str) -> HttpResponse:
-    return _result_page(request, _get_shared(token, "view"), token, "view")
-
-
-@shared_page
-@require_GET
-def assessment_json(request: HttpRequest, token: str, kind: str) -> HttpResponse:
-    assessment = _get_shared(token, kind)
-    if questionnaire.first_incomplete_step(assessment.answers) is not None:
-        return JsonResponse(
-            {"errors": {"answers": "The questionnaire is not finished."}}, status=409
-        )
-    if assessment.needs_scoring():
-        services.assessment_score(assessment)
-    currency = request.GET.get("currency") if request.GET.get("currency") in CURRENCIES else "USD"
-    document = services.assessment_document(
-        assessment, language=get_language() or "en", currency=currency
-    )
-    return JsonResponse(document, json_dumps_params={"ensure_ascii": False})
-
-
-@shared_page
-@require_GET
-def printable(request: HttpRequest, token: str, kind: str) -> HttpResponse:
-    assessment = _get_shared(token, kind)
-    if (early := _scored(request, assessment, token, kind)) is not None:
-        return early
+@scored_link
+def printable(request: HttpRequest, assessment: Assessment, token: str, kind: str) -> HttpResponse:
     return render(request, "decider/report.html", _report_context(request, assessment, token, kind))
 
 
@@ -367,10 +337,8 @@ def _report_context(
 
 @shared_page
 @require_GET
-def report_pdf(request: HttpRequest, token: str, kind: str) -> HttpResponse:
-    assessment = _get_shared(token, kind)
-    if (early := _scored(request, assessment, token, kind)) is not None:
-        return early
+@scored_link
+def report_pdf(request: HttpRequest, assessment: Assessment, token: str, kind: str) -> HttpResponse:
     context = _report_context(request, assessment, token, kind)
     context["for_pdf"] = True
     try:
@@ -394,7 +362,7 @@ def report_pdf(request: HttpRequest, token: str, kind: str) -> HttpResponse:
 @shared_page
 @require_POST
 def rename(request: HttpRequest, token: str) -> HttpResponse:
-    assessment = _get_editable(token)
+    assessment = _get_assessment(token)
     form = NameForm(request.POST)
     if form.is_valid():
         assessment.name = form.cleaned_data["name"]
@@ -408,7 +376,7 @@ def rename(request: HttpRequest, token: str) -> HttpResponse:
 @shared_page
 @require_POST
 def copy(request: HttpRequest, token: str) -> HttpResponse:
-    original = _get_editable(token)
+    original = _get_assessment(token)
     name = _("Copy of %(name)s") % {"name": original.name or _("assessment")}
     duplicate, edit_token, _view = services.assessment_copy(original, name=name[:NAME_MAX_LENGTH])
     _remember(request, edit_token)
@@ -420,7 +388,7 @@ def copy(request: HttpRequest, token: str) -> HttpResponse:
 @require_POST
 def links(request: HttpRequest, token: str) -> HttpResponse:
     """Revoke or replace the view link, or replace the edit link itself."""
-    assessment = _get_editable(token)
+    assessment = _get_assessment(token)
     action = request.POST.get("action")
     if action == "new-view":
         assessment.view_link_replace(edit_token=token)
@@ -447,11 +415,9 @@ def links(request: HttpRequest, token: str) -> HttpResponse:
 
 @shared_page
 @require_http_methods(["GET", "POST"])
-def rescore(request: HttpRequest, token: str) -> HttpResponse:
+@scored_link
+def rescore(request: HttpRequest, assessment: Assessment, token: str, kind: str) -> HttpResponse:
     """Show the result under the current rules and figures next to the saved one; accept on POST."""
-    assessment = _get_editable(token)
-    if (early := _scored(request, assessment, token, "edit")) is not None:
-        return early
     if request.method == "POST":
         services.assessment_score(assessment, refresh=True)
         messages.success(request, _("Re-scored with the current rules and figures."))

@@ -7,7 +7,7 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from decider.models import Assessment
-from tests.factories import make_answers
+from tests.factories import make_answers, make_assessment
 
 pytestmark = pytest.mark.django_db
 
@@ -131,3 +131,21 @@ def test_the_openapi_document_describes_both_endpoints_from_the_questionnaire(cl
 def test_a_name_with_a_newline_is_kept_on_one_line(client, rules):
     data = _post(client, {"name": "Plan\nB", "answers": make_answers()}).json()
     assert data["name"] == "Plan B"
+
+
+@pytest.mark.parametrize("name", ["decider-view-json", "decider-edit-json"])
+def test_a_wrong_or_revoked_link_answers_404_in_json(client, rules, name):
+    response = client.get(reverse(name, args=["x" * 32]))
+    assert response.status_code == 404
+    assert response["Content-Type"] == "application/json"
+    assert "no assessment at this link" in response.json()["errors"]["_"]
+
+
+def test_a_wrong_method_answers_405_in_json_with_the_allowed_one(client, rules):
+    _assessment, _edit, view = make_assessment()
+    response = client.delete(reverse("decider-view-json", args=[view]))
+    assert response.status_code == 405 and response["Allow"] == "GET"
+    assert response.json() == {"errors": {"_": "use GET"}}
+    response = client.get(reverse("decider-api-assessments"))
+    assert response.status_code == 405 and response["Allow"] == "POST"
+    assert "errors" in response.json()

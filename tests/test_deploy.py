@@ -135,4 +135,8 @@ def test_the_compose_command_serves_pages_and_static_files_under_gunicorn(tmp_pa
         assert report.read().startswith(b"%PDF-")
     finally:
         server.terminate()
-        server.wait(timeout=10)
+        logged = server.communicate(timeout=10)[0].decode()
+    # The access log names the request, never the link's token.
+    token = view_path.split("/")[2]
+    assert "GET /v/<token>/report.pdf" in logged
+    assert token not in logged

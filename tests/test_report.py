@@ -92,8 +92,8 @@ def test_the_chinese_pdf_prints_chinese(client, shared):
     assert "推荐" in text or "混合" in text
 
 
-def test_a_pdf_failure_is_a_clear_message_not_a_500(client, shared, monkeypatch):
-    _assessment, _edit, view = shared
+def test_a_pdf_failure_is_a_clear_message_not_a_500(client, shared, monkeypatch, caplog):
+    assessment, edit, view = shared
 
     def broken(html, **kwargs):
         raise pdf.PdfError("Chromium is not installed")
@@ -102,6 +102,10 @@ def test_a_pdf_failure_is_a_clear_message_not_a_500(client, shared, monkeypatch)
     response = client.get(reverse("decider-view-pdf", args=[view]))
     assert response.status_code == 503
     assert "print" in response.content.decode().lower()
+    # The operator is told which assessment failed and why, and never given a link.
+    logged = [r.getMessage() for r in caplog.records if r.name == "decider.pdf"]
+    assert logged == [f"PDF of assessment {assessment.pk} failed: Chromium is not installed"]
+    assert not any(token in caplog.text for token in (edit, view))
 
 
 @pytest.mark.parametrize("name", ["Line one\r\nLine two", "集群规划 2027"])
