@@ -23,13 +23,12 @@ from django.conf import settings  # noqa: E402
 settings.configure(USE_I18N=False)
 django.setup()
 
-from benchmarks.common import machine_lines, section_write  # noqa: E402
+from benchmarks.common import machine_lines, report  # noqa: E402
 from decider.charts import charts_for  # noqa: E402
 from decider.engine.costs import CostAnswers, costs_compute  # noqa: E402
 from decider.engine.figures import Figure, figures_select  # noqa: E402
 
 FIXTURE = ROOT / "fixtures" / "assumptions.json"
-DOC = ROOT / "docs" / "BENCHMARKS.md"
 GPU_MODEL = "h100"
 HORIZONS = (12, 36, 120)
 RUNS = 60
@@ -132,10 +131,7 @@ def main() -> None:
     args = parser.parse_args()
     baseline, rows = measure()
     text = section(baseline, rows)
-    print(text)
-    if args.write:
-        section_write(SECTION, text)
-        print(f"wrote {DOC.relative_to(ROOT)}")
+    report(SECTION, text, write=args.write)
 
 
 if __name__ == "__main__":

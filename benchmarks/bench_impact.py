@@ -23,7 +23,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-DOC = ROOT / "docs" / "BENCHMARKS.md"
 SQLITE = Path("/tmp/decider-bench-impact.sqlite3")
 SECTION = "## Impact preview"
 ASSESSMENTS = 100_000
@@ -65,7 +64,7 @@ django.setup()
 from django.core.management import call_command  # noqa: E402
 from django.db import connection  # noqa: E402
 
-from benchmarks.common import machine_lines, section_write  # noqa: E402
+from benchmarks.common import machine_lines, report  # noqa: E402
 from decider import services  # noqa: E402
 from decider.engine import batch, scoring  # noqa: E402
 from decider.engine.sensitivity import weight_sensitivity  # noqa: E402
@@ -159,7 +158,10 @@ def narrow_fetch() -> int:
     """id, answers and ruleset: roughly what a small saved-recommendation column would cost."""
     rows = Assessment.objects.filter(result__isnull=False).order_by("id")
     return sum(
-        1 for _ in rows.values_list("id", "answers", "ruleset_id").iterator(chunk_size=services.IMPACT_CHUNK)
+        1
+        for _ in rows.values_list("id", "answers", "ruleset_id").iterator(
+            chunk_size=services.IMPACT_CHUNK
+        )
     )
 
 
@@ -286,10 +288,7 @@ def section(m: dict) -> str:
 
 def main() -> None:
     text = section(measure())
-    print(text)
-    if ARGS.write:
-        section_write(SECTION, text)
-        print(f"wrote {DOC.relative_to(ROOT)}")
+    report(SECTION, text, write=ARGS.write)
 
 
 if __name__ == "__main__":

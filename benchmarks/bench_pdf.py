@@ -32,7 +32,7 @@ from django.core.management import call_command  # noqa: E402
 from django.test import Client  # noqa: E402
 from django.urls import reverse  # noqa: E402
 
-from benchmarks.common import machine_lines, section_write  # noqa: E402
+from benchmarks.common import machine_lines, report  # noqa: E402
 from decider import pdf  # noqa: E402
 from decider.models import Assessment, ReportPdf  # noqa: E402
 from decider.personas import PRESETS  # noqa: E402
@@ -115,9 +115,7 @@ def main() -> None:
     parser.add_argument("--write", action="store_true", help="update docs/BENCHMARKS.md")
     args = parser.parse_args()
     text = section(measure())
-    print(text)
-    if args.write:
-        section_write(SECTION, text)
+    report(SECTION, text, write=args.write)
 
 
 if __name__ == "__main__":

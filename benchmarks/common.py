@@ -41,3 +41,11 @@ def section_write(title: str, text: str) -> None:
         new = old.rstrip("\n") + "\n\n" + text
     DOC.parent.mkdir(parents=True, exist_ok=True)
     DOC.write_text(new.rstrip("\n") + "\n", encoding="utf-8")
+
+
+def report(title: str, text: str, *, write: bool) -> None:
+    """Print a benchmark's section; with `write`, put it into docs/BENCHMARKS.md too."""
+    print(text)
+    if write:
+        section_write(title, text)
+        print(f"wrote {DOC.relative_to(ROOT)}")

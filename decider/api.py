@@ -21,7 +21,7 @@ from django.views.decorators.csrf import csrf_exempt
 from decider import services
 from decider.engine import questionnaire
 from decider.engine.costs import CURRENCIES
-from decider.engine.figures import FIGURE_NAMES
+from decider.engine.figures import FIGURE_NAMES, FIGURES
 from decider.engine.outcomes import OUTCOMES
 from decider.forms import name_clean
 from decider.models import NAME_MAX_LENGTH, Assessment
@@ -34,7 +34,9 @@ def _errors(errors: dict[str, str], status: int = 400) -> JsonResponse:
     )
 
 
-def json_methods(*methods: str) -> Callable[[Callable[..., HttpResponse]], Callable[..., HttpResponse]]:
+def json_methods(
+    *methods: str,
+) -> Callable[[Callable[..., HttpResponse]], Callable[..., HttpResponse]]:
     """Like `require_http_methods`, but a wrong method is told so in JSON, with `Allow`."""
 
     def decorator(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
@@ -135,8 +137,47 @@ def _answer_schema(question: questionnaire.Question) -> dict[str, Any]:
 
 
 def openapi_document() -> dict[str, Any]:
-    """OpenAPI 3.1, built from the questionnaire so it cannot drift from the validation."""
-    answers = {
+    """OpenAPI 3.1, built from the questionnaire and the figures, so it cannot drift from the
+    validation."""
+    read = _read_operation()
+    return {
+        "openapi": "3.1.0",
+        "info": {
+            "title": "Decider API",
+            "version": "1",
+            "description": "Create GPU compute assessments from answers documents and read "
+            "them back through their links. Reasons come in the language of Accept-Language "
+            "(en or zh-Hans).",
+        },
+        "paths": {
+            "/api/assessments": {"post": _create_operation()},
+            "/v/{token}.json": {"get": read},
+            "/a/{token}.json": {"get": read},
+        },
+        "components": {"schemas": _schemas()},
+    }
+
+
+def _ref(name: str) -> dict[str, str]:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def _json(schema: dict[str, Any]) -> dict[str, Any]:
+    return {"application/json": {"schema": schema}}
+
+
+def _figure_schema(name: str) -> dict[str, Any]:
+    spec = FIGURES[name]
+    schema: dict[str, Any] = {"type": "number", "description": spec.label.en, "minimum": spec.min}
+    if spec.max is not None:
+        schema["maximum"] = spec.max
+    if spec.whole:
+        schema["multipleOf"] = 1
+    return schema
+
+
+def _answers_document_schema() -> dict[str, Any]:
+    return {
         "type": "object",
         "required": list(questionnaire.ANSWER_KEYS),
         "additionalProperties": False,
@@ -146,10 +187,14 @@ def openapi_document() -> dict[str, Any]:
                 "type": "object",
                 "description": "Cost figures set for this assessment, by assumption name.",
                 "propertyNames": {"enum": sorted(FIGURE_NAMES)},
+                "properties": {name: _figure_schema(name) for name in FIGURE_NAMES},
                 "additionalProperties": {"type": "number", "minimum": 0},
             }
         },
     }
+
+
+def _schemas() -> dict[str, Any]:
     errors = {
         "type": "object",
         "required": ["errors"],
@@ -166,10 +211,7 @@ def openapi_document() -> dict[str, Any]:
         "type": "object",
         "description": "The same shape as `manage.py decide --format json`.",
         "properties": {
-            "recommendation": {
-                "type": ["string", "null"],
-                "enum": [*OUTCOMES, None],
-            },
+            "recommendation": {"type": ["string", "null"], "enum": [*OUTCOMES, None]},
             "scores": {"type": "object", "additionalProperties": {"type": "number"}},
             "excluded": {"type": "object", "additionalProperties": {"type": "string"}},
             "warnings": {"type": "object"},
@@ -183,26 +225,51 @@ def openapi_document() -> dict[str, Any]:
         "type": "object",
         "properties": {
             "name": {"type": "string"},
-            "answers": {"$ref": "#/components/schemas/Answers"},
-            "result": {"$ref": "#/components/schemas/Result"},
+            "answers": _ref("Answers"),
+            "result": _ref("Result"),
             "revision": {"type": "integer"},
             "scored_at": {"type": ["string", "null"], "format": "date-time"},
         },
     }
-    created = {
-        "allOf": [
-            {"$ref": "#/components/schemas/Assessment"},
-            {
-                "type": "object",
-                "properties": {
-                    "edit_url": {"type": "string", "format": "uri"},
-                    "view_url": {"type": "string", "format": "uri"},
-                    "view_json_url": {"type": "string", "format": "uri"},
-                },
-            },
-        ]
+    links = {
+        name: {"type": "string", "format": "uri"}
+        for name in ("edit_url", "view_url", "view_json_url")
     }
-    json_body = {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
+    created = {"allOf": [_ref("Assessment"), {"type": "object", "properties": links}]}
+    return {
+        "Answers": _answers_document_schema(),
+        "Result": result,
+        "Assessment": assessment,
+        "Created": created,
+        "Error": errors,
+    }
+
+
+def _create_operation() -> dict[str, Any]:
+    named = {
+        "type": "object",
+        "required": ["answers"],
+        "properties": {
+            "name": {"type": "string", "maxLength": NAME_MAX_LENGTH},
+            "answers": _ref("Answers"),
+        },
+    }
+    return {
+        "summary": "Create and score an assessment",
+        "requestBody": {"required": True, "content": _json({"oneOf": [_ref("Answers"), named]})},
+        "responses": {
+            "201": {
+                "description": "Created; keep the edit URL, share the view URL.",
+                "content": _json(_ref("Created")),
+            },
+            "400": {"description": "Invalid answers", "content": _json(_ref("Error"))},
+            "405": {"description": "Not POST", "content": _json(_ref("Error"))},
+            "415": {"description": "Not JSON", "content": _json(_ref("Error"))},
+        },
+    }
+
+
+def _read_operation() -> dict[str, Any]:
     token = {
         "name": "token",
         "in": "path",
@@ -215,80 +282,14 @@ def openapi_document() -> dict[str, Any]:
         "in": "query",
         "schema": {"type": "string", "enum": list(CURRENCIES), "default": "USD"},
     }
-    read = {
+    error = {"content": _json(_ref("Error"))}
+    return {
         "summary": "Read an assessment: its answers and its full result",
         "parameters": [token, currency],
         "responses": {
-            "200": {
-                "description": "The assessment",
-                "content": {
-                    "application/json": {"schema": {"$ref": "#/components/schemas/Assessment"}}
-                },
-            },
-            "404": {"description": "No assessment at this link (wrong or revoked)."},
-            "409": {"description": "The questionnaire is not finished.", "content": json_body},
-        },
-    }
-    return {
-        "openapi": "3.1.0",
-        "info": {
-            "title": "Decider API",
-            "version": "1",
-            "description": "Create GPU compute assessments from answers documents and read "
-            "them back through their links. Reasons come in the language of Accept-Language "
-            "(en or zh-Hans).",
-        },
-        "paths": {
-            "/api/assessments": {
-                "post": {
-                    "summary": "Create and score an assessment",
-                    "requestBody": {
-                        "required": True,
-                        "content": {
-                            "application/json": {
-                                "schema": {
-                                    "oneOf": [
-                                        {"$ref": "#/components/schemas/Answers"},
-                                        {
-                                            "type": "object",
-                                            "required": ["answers"],
-                                            "properties": {
-                                                "name": {
-                                                    "type": "string",
-                                                    "maxLength": NAME_MAX_LENGTH,
-                                                },
-                                                "answers": {"$ref": "#/components/schemas/Answers"},
-                                            },
-                                        },
-                                    ]
-                                }
-                            }
-                        },
-                    },
-                    "responses": {
-                        "201": {
-                            "description": "Created; keep the edit URL, share the view URL.",
-                            "content": {
-                                "application/json": {
-                                    "schema": {"$ref": "#/components/schemas/Created"}
-                                }
-                            },
-                        },
-                        "400": {"description": "Invalid answers", "content": json_body},
-                        "415": {"description": "Not JSON", "content": json_body},
-                    },
-                }
-            },
-            "/v/{token}.json": {"get": read},
-            "/a/{token}.json": {"get": read},
-        },
-        "components": {
-            "schemas": {
-                "Answers": answers,
-                "Result": result,
-                "Assessment": assessment,
-                "Created": created,
-                "Error": errors,
-            }
+            "200": {"description": "The assessment", "content": _json(_ref("Assessment"))},
+            "404": {"description": "No assessment at this link (wrong or revoked).", **error},
+            "405": {"description": "Not GET", **error},
+            "409": {"description": "The questionnaire is not finished.", **error},
         },
     }

@@ -70,7 +70,8 @@ def _figure(
     return json.loads(fig.to_json())
 
 
-def _vline(x: float, text: str) -> tuple[dict, dict]:
+def _vline(x: float, text: str, *, dash: str = "dash", width: float = 1.5) -> tuple[dict, dict]:
+    """A vertical marker line across the plot at x, and its label at the top."""
     shape = {
         "type": "line",
         "xref": "x",
@@ -79,7 +80,7 @@ def _vline(x: float, text: str) -> tuple[dict, dict]:
         "x1": x,
         "y0": 0,
         "y1": 1,
-        "line": {"color": COLORS["marker"], "dash": "dash", "width": 1.5},
+        "line": {"color": COLORS["marker"], "dash": dash, "width": width},
     }
     annotation = {
         "x": x,
@@ -163,60 +164,13 @@ def chart_per_hour(costs: dict) -> Chart:
         )
         for key in keys
     ]
-    shapes = [
-        {
-            "type": "rect",
-            "xref": "x",
-            "yref": "paper",
-            "x0": 0,
-            "x1": CLOUD_BAND_PCT,
-            "y0": 0,
-            "y1": 1,
-            "fillcolor": COLORS["cloud_on_demand"],
-            "opacity": 0.08,
-            "line": {"width": 0},
-            "layer": "below",
-        },
-        {
-            "type": "rect",
-            "xref": "x",
-            "yref": "paper",
-            "x0": SELF_BUILD_BAND_PCT,
-            "x1": 100,
-            "y0": 0,
-            "y1": 1,
-            "fillcolor": COLORS["onprem"],
-            "opacity": 0.08,
-            "line": {"width": 0},
-            "layer": "below",
-        },
-    ]
-    band_label = {"xref": "x", "yref": "paper", "y": 0.98, "yanchor": "top", "showarrow": False}
-    annotations = [
-        {**band_label, "x": CLOUD_BAND_PCT / 2, "text": _("source: cloud cheaper")},
-        {
-            **band_label,
-            "x": (SELF_BUILD_BAND_PCT + 100) / 2,
-            "text": _("source: self-build cheaper"),
-        },
-    ]
+    shapes, annotations = _source_bands()
     pct = costs["break_even_utilization_pct"]
     if pct is not None:
         shape, annotation = _vline(pct, _("Break-even: %(pct)s %%") % {"pct": f"{pct:.0f}"})
         shapes.append(shape)
         annotations.append(annotation)
-        summary = _(
-            "Below %(pct)s %% average utilization cloud on demand is cheaper per useful GPU-hour, above it "
-            "owning is; the source's rule of thumb puts the line between 30 %% and 70 %%."
-        ) % {"pct": f"{pct:.0f}"}
-    else:
-        onprem, cloud = per_hour["onprem"][-1], per_hour["cloud_on_demand"][-1]
-        cheaper = (
-            cost_option_label("onprem") if onprem <= cloud else cost_option_label("cloud_on_demand")
-        )
-        summary = _(
-            "%(option)s is cheaper per useful GPU-hour at every utilization from 0 to 100 %%."
-        ) % {"option": cheaper}
+    summary = _per_hour_summary(pct, per_hour)
     title = _("Cost per useful GPU-hour by utilization")
     figure = _figure(
         traces,
@@ -236,6 +190,37 @@ def chart_per_hour(costs: dict) -> Chart:
         [u] + [per_hour[key][i] for key in keys] for i, u in enumerate(per_hour["utilization_pct"])
     ]
     return Chart("per_hour", title, summary, figure, headers, rows)
+
+
+def _source_bands() -> tuple[list[dict], list[dict]]:
+    """The source's utilization bands (§七), shaded, with their labels."""
+    band = {"type": "rect", "xref": "x", "yref": "paper", "y0": 0, "y1": 1}
+    band |= {"opacity": 0.08, "line": {"width": 0}, "layer": "below"}
+    shapes = [
+        {**band, "x0": 0, "x1": CLOUD_BAND_PCT, "fillcolor": COLORS["cloud_on_demand"]},
+        {**band, "x0": SELF_BUILD_BAND_PCT, "x1": 100, "fillcolor": COLORS["onprem"]},
+    ]
+    label = {"xref": "x", "yref": "paper", "y": 0.98, "yanchor": "top", "showarrow": False}
+    annotations = [
+        {**label, "x": CLOUD_BAND_PCT / 2, "text": _("source: cloud cheaper")},
+        {**label, "x": (SELF_BUILD_BAND_PCT + 100) / 2, "text": _("source: self-build cheaper")},
+    ]
+    return shapes, annotations
+
+
+def _per_hour_summary(pct: float | None, per_hour: dict) -> str:
+    if pct is not None:
+        return _(
+            "Below %(pct)s %% average utilization cloud on demand is cheaper per useful GPU-hour, above it "
+            "owning is; the source's rule of thumb puts the line between 30 %% and 70 %%."
+        ) % {"pct": f"{pct:.0f}"}
+    onprem, cloud = per_hour["onprem"][-1], per_hour["cloud_on_demand"][-1]
+    cheaper = (
+        cost_option_label("onprem") if onprem <= cloud else cost_option_label("cloud_on_demand")
+    )
+    return _("%(option)s is cheaper per useful GPU-hour at every utilization from 0 to 100 %%.") % {
+        "option": cheaper
+    }
 
 
 def chart_hybrid(costs: dict) -> Chart:
@@ -272,26 +257,7 @@ def chart_hybrid(costs: dict) -> Chart:
             "ay": -40,
         }
     ]
-    values = {"owned": owned, "peak": peak, "total": _money(best_total, currency)}
-    if owned == 0:
-        summary = (
-            _("Owning no GPUs is cheapest (%(total)s): the hybrid mix reduces to cloud on demand.")
-            % values
-        )
-    elif owned == peak:
-        summary = (
-            _(
-                "Owning all %(peak)s GPUs is cheapest (%(total)s): the hybrid mix reduces to on-premises."
-            )
-            % values
-        )
-    else:
-        summary = (
-            _(
-                "Owning %(owned)s of the %(peak)s peak GPUs and renting the rest at peaks is cheapest, at %(total)s."
-            )
-            % values
-        )
+    summary = _hybrid_summary(owned, peak, _money(best_total, currency))
     title = _("Hybrid cost by number of owned GPUs")
     figure = _figure(
         traces,
@@ -304,6 +270,28 @@ def chart_hybrid(costs: dict) -> Chart:
     headers = [_("Owned GPUs"), _("Total cost (%(currency)s)") % {"currency": currency}]
     rows = [[gpus, total] for gpus, total in zip(curve["owned_gpus"], curve["total"], strict=True)]
     return Chart("hybrid", title, summary, figure, headers, rows)
+
+
+def _hybrid_summary(owned: int, peak: int, total: str) -> str:
+    values = {"owned": owned, "peak": peak, "total": total}
+    if owned == 0:
+        return (
+            _("Owning no GPUs is cheapest (%(total)s): the hybrid mix reduces to cloud on demand.")
+            % values
+        )
+    if owned == peak:
+        return (
+            _(
+                "Owning all %(peak)s GPUs is cheapest (%(total)s): the hybrid mix reduces to on-premises."
+            )
+            % values
+        )
+    return (
+        _(
+            "Owning %(owned)s of the %(peak)s peak GPUs and renting the rest at peaks is cheapest, at %(total)s."
+        )
+        % values
+    )
 
 
 def chart_tornado(costs: dict) -> Chart:
@@ -349,18 +337,7 @@ def chart_tornado(costs: dict) -> Chart:
         y_title="",
         barmode="overlay",
         yaxis={"autorange": "reversed", "automargin": True},
-        shapes=[
-            {
-                "type": "line",
-                "xref": "x",
-                "yref": "paper",
-                "x0": 0,
-                "x1": 0,
-                "y0": 0,
-                "y1": 1,
-                "line": {"color": COLORS["marker"], "width": 1},
-            }
-        ],
+        shapes=[_vline(0, "", dash="solid", width=1)[0]],
     )
     headers = [
         _("Assumption"),

@@ -7,6 +7,74 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
+
+from decider.engine.outcomes import OUTCOMES
+
+RENTING = ("cloud", "hybrid")
+OWNING = ("onprem", "hybrid")
+
+# (the recommendations it fits, title, detail), in the order shown; the data item comes first.
+ITEMS: tuple[tuple[tuple[str, ...], str, str], ...] = (
+    (
+        RENTING,
+        gettext_noop("Adapt job scheduling"),
+        gettext_noop(
+            "Scheduler and resource-management settings from a self-built environment "
+            "may need rework in the cloud: dynamic resource requests, topology awareness."
+        ),
+    ),
+    (
+        RENTING,
+        gettext_noop("Re-verify distributed training"),
+        gettext_noop(
+            "Cross-node training depends on fast interconnect; a dedicated network may be "
+            "replaced by a general-purpose one in the cloud. Re-verify convergence speed "
+            "on the new network before moving long runs."
+        ),
+    ),
+    (
+        OWNING,
+        gettext_noop("Plan the build and its lead time"),
+        gettext_noop(
+            "Hardware selection, procurement approval, racking, networking and driver "
+            "work usually take weeks or months; keep running in the cloud meanwhile."
+        ),
+    ),
+    (
+        OWNING,
+        gettext_noop("Staff the operations"),
+        gettext_noop(
+            "Hardware inspection, driver and firmware upgrades, failed-card replacement, "
+            "scheduler upkeep and storage capacity planning need a team with both "
+            "systems and hardware experience."
+        ),
+    ),
+    (
+        OUTCOMES,
+        gettext_noop("Redefine monitoring, SLA and alerts"),
+        gettext_noop(
+            "Monitoring, logging and fault recovery differ between the two set-ups: define "
+            "the SLA and alert rules again before moving, so no blind spot remains."
+        ),
+    ),
+    (
+        RENTING,
+        gettext_noop("Change how costs are accounted"),
+        gettext_noop(
+            "A cloud bill has many billing items: set up budget monitoring before you move, so "
+            "idle resources do not run up extra spending."
+        ),
+    ),
+    (
+        ("onprem",),
+        gettext_noop("Change how costs are accounted"),
+        gettext_noop(
+            "Owned hardware is paid up front: track utilization against the plan, since idle "
+            "GPUs still cost depreciation, power and staff."
+        ),
+    ),
+)
 
 
 @dataclass(frozen=True)
@@ -16,75 +84,13 @@ class Item:
 
 
 def checklist_for(
-    recommendation: str, answers: Mapping[str, Any], migration: Mapping[str, Any] | None
+    recommendation: str | None, answers: Mapping[str, Any], migration: Mapping[str, Any] | None
 ) -> list[Item]:
-    items = [_data_item(recommendation, answers, migration)]
-    if recommendation in ("cloud", "hybrid"):
-        items.append(
-            Item(
-                _("Adapt job scheduling"),
-                _(
-                    "Scheduler and resource-management settings from a self-built environment "
-                    "may need rework in the cloud: dynamic resource requests, topology awareness."
-                ),
-            )
-        )
-        items.append(
-            Item(
-                _("Re-verify distributed training"),
-                _(
-                    "Cross-node training depends on fast interconnect; a dedicated network may be "
-                    "replaced by a general-purpose one in the cloud. Re-verify convergence speed "
-                    "on the new network before moving long runs."
-                ),
-            )
-        )
-    if recommendation in ("onprem", "hybrid"):
-        items.append(
-            Item(
-                _("Plan the build and its lead time"),
-                _(
-                    "Hardware selection, procurement approval, racking, networking and driver "
-                    "work usually take weeks or months; keep running in the cloud meanwhile."
-                ),
-            )
-        )
-        items.append(
-            Item(
-                _("Staff the operations"),
-                _(
-                    "Hardware inspection, driver and firmware upgrades, failed-card replacement, "
-                    "scheduler upkeep and storage capacity planning need a team with both "
-                    "systems and hardware experience."
-                ),
-            )
-        )
-    items.append(
-        Item(
-            _("Redefine monitoring, SLA and alerts"),
-            _(
-                "Monitoring, logging and fault recovery differ between the two set-ups: define "
-                "the SLA and alert rules again before moving, so no blind spot remains."
-            ),
-        )
-    )
-    if recommendation in ("cloud", "hybrid"):
-        cost_detail = _(
-            "A cloud bill has many billing items: set up budget monitoring before you move, so "
-            "idle resources do not run up extra spending."
-        )
-    else:
-        cost_detail = _(
-            "Owned hardware is paid up front: track utilization against the plan, since idle "
-            "GPUs still cost depreciation, power and staff."
-        )
-    items.append(Item(_("Change how costs are accounted"), cost_detail))
-    return items
+    fitting = [Item(_(title), _(detail)) for fits, title, detail in ITEMS if recommendation in fits]
+    return [_data_item(answers, migration), *fitting]
 
 
-def _data_item(
-    recommendation: str, answers: Mapping[str, Any], migration: Mapping[str, Any] | None
-) -> Item:
+def _data_item(answers: Mapping[str, Any], migration: Mapping[str, Any] | None) -> Item:
     size = answers.get("dataset_tb", 0)
     detail = _(
         "Training data often runs to tens of TB or even PB; transfer time and cost cannot be "

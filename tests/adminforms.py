@@ -54,3 +54,17 @@ def inline_form_index(page, model_name: str, **match) -> int:
 
 def change_url(obj) -> str:
     return reverse(f"admin:decider_{obj._meta.model_name}_change", args=[obj.pk])
+
+
+def weight_list_post(client, ruleset, key: str, weight: str):
+    """Change one criterion's weight in the criteria list of a rule set, as an admin would.
+
+    Returns (the response, the row's index in the list's formset).
+    """
+    url = reverse("admin:decider_criterion_changelist") + f"?ruleset__id__exact={ruleset.pk}"
+    page = client.get(url)
+    data = changelist_data(page)
+    forms = page.context["cl"].formset.forms
+    index = next(i for i, f in enumerate(forms) if f.instance.key == key)
+    data[f"form-{index}-weight"] = weight
+    return client.post(url, data), index

@@ -8,7 +8,7 @@ from django.urls import reverse
 
 from decider.models import Assumption, Criterion, RuleSet
 from decider.rulesets import ruleset_draft, ruleset_export
-from tests.adminforms import change_form_data, change_url, changelist_data
+from tests.adminforms import change_form_data, change_url, changelist_data, weight_list_post
 from tests.factories import make_assessment
 
 
@@ -152,13 +152,8 @@ def test_the_add_criterion_page_opens(admin_client, draft):
 
 
 def test_it_edits_a_draft_weight_in_the_list(admin_client, v1, draft):
-    url = reverse("admin:decider_criterion_changelist") + f"?ruleset__id__exact={draft.pk}"
-    page = admin_client.get(url)
-    data = changelist_data(page)
-    forms = page.context["cl"].formset.forms
-    index = next(i for i, f in enumerate(forms) if f.instance.key == "utilization")
-    data[f"form-{index}-weight"] = "6"
-    assert admin_client.post(url, data).status_code == 302
+    response, _index = weight_list_post(admin_client, draft, "utilization", "6")
+    assert response.status_code == 302
     assert draft.criteria.get(key="utilization").weight == 6
     assert v1.criteria.get(key="utilization").weight == 4
 
@@ -271,13 +266,8 @@ def test_it_refuses_an_uploaded_rule_set_with_problems(admin_client, v1):
 
 
 def test_the_rule_set_changes_page_lists_who_changed_what(admin_client, draft):
-    url = reverse("admin:decider_criterion_changelist") + f"?ruleset__id__exact={draft.pk}"
-    page = admin_client.get(url)
-    data = changelist_data(page)
-    forms = page.context["cl"].formset.forms
-    index = next(i for i, f in enumerate(forms) if f.instance.key == "utilization")
-    data[f"form-{index}-weight"] = "6"
-    assert admin_client.post(url, data).status_code == 302
+    response, _index = weight_list_post(admin_client, draft, "utilization", "6")
+    assert response.status_code == 302
     page = admin_client.get(reverse("admin:decider_ruleset_changes", args=[draft.pk]))
     newest = page.context["rows"][0]
     assert str(newest["record"].history_user) == "admin"

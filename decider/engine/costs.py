@@ -410,11 +410,7 @@ def costs_compute(
         "cheapest": cheapest,
         "runner_up": runner_up,
         "cheapest_gap_pct": round(gap, 2),
-        "cheapest_cloud_mode": (
-            "cloud_on_demand"
-            if totals["cloud_on_demand"] <= totals["cloud_reserved"]
-            else "cloud_reserved"
-        ),
+        "cheapest_cloud_mode": min(("cloud_on_demand", "cloud_reserved"), key=totals.__getitem__),
         "sensitivity": [
             {"name": name, "low": money(low), "high": money(high)}
             for name, low, high in _sensitivity(params, answers)
@@ -432,8 +428,8 @@ def costs_compute(
             },
         },
         "hybrid_curve": {
-            "owned_gpus": [owned_gpus for owned_gpus, _ in curve],
-            "total": [money(total) for _, total in curve],
+            "owned_gpus": [n for n, _ in curve],
+            "total": [money(t) for _, t in curve],
         },
     }
     costs["verdict"] = cost_verdict(costs)

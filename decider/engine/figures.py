@@ -393,20 +393,16 @@ def overrides_validate(raw: Any) -> tuple[dict[str, float], dict[str, str]]:
     """Figures set for one assessment (`costs` of an answers document), checked by the registry."""
     if not isinstance(raw, Mapping):
         return {}, {"costs": gettext("must be an object of assumption name to number")}
-    costs: dict[str, float] = {}
-    errors: dict[str, str] = {}
-    for name, value in raw.items():
-        key = f"costs.{name}"
-        if name not in FIGURES:
-            errors[key] = gettext("unknown cost assumption")
-        elif (
-            isinstance(value, bool)
-            or not isinstance(value, int | float)
-            or not math.isfinite(value)
-        ):
-            errors[key] = gettext("must be a number, got %(value)s") % {"value": json_repr(value)}
-        elif problem := FIGURES[name].problem(float(value)):
-            errors[key] = problem
-        else:
-            costs[name] = float(value)
-    return costs, errors
+    problems = {name: _override_problem(name, value) for name, value in raw.items()}
+    return (
+        {name: float(raw[name]) for name, problem in problems.items() if problem is None},
+        {f"costs.{name}": problem for name, problem in problems.items() if problem is not None},
+    )
+
+
+def _override_problem(name: str, value: Any) -> str | None:
+    if name not in FIGURES:
+        return gettext("unknown cost assumption")
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        return gettext("must be a number, got %(value)s") % {"value": json_repr(value)}
+    return FIGURES[name].problem(float(value))

@@ -325,85 +325,63 @@ def _choice_problems(
 def _range_problems(
     question: Question, options: Sequence[Mapping[str, Any]], **where: Any
 ) -> list[Problem]:
-    problems = []
+    problems: list[Problem] = []
     bands = []
     for index, option in enumerate(options):
-        lower, upper = option.get("lower"), option.get("upper")
-        if option.get("value"):
-            problems.append(
-                Problem(
-                    _("This question takes a number; give a range, not an answer value."),
-                    option=index,
-                    field="value",
-                    **where,
-                )
-            )
-            continue
-        bad = [
-            (f, v)
-            for f, v in (("lower", lower), ("upper", upper))
-            if v is not None and not _is_number(v)
-        ]
-        if bad:
-            problems += [
-                Problem(_("The bound must be a number."), option=index, field=f, **where)
-                for f, _v in bad
-            ]
-            continue
-        if lower is not None and upper is not None and lower >= upper:
-            problems.append(
-                Problem(
-                    _("“To” must be greater than “from”."), option=index, field="upper", **where
-                )
-            )
-            continue
-        bands.append((index, lower, upper))
-    if problems:
-        return problems
+        found = _band_problems(option, index=index, **where)
+        if found:
+            problems += found
+        else:
+            bands.append((index, option.get("lower"), option.get("upper")))
+    return problems or _coverage_problems(question, bands, **where)
 
-    bands.sort(key=lambda band: -math.inf if band[1] is None else band[1])
+
+def _band_problems(option: Mapping[str, Any], *, index: int, **where: Any) -> list[Problem]:
+    """One numeric option on its own: a range, with numbers for bounds, in order."""
+    where = {**where, "option": index}
+    if option.get("value"):
+        message = _("This question takes a number; give a range, not an answer value.")
+        return [Problem(message, field="value", **where)]
+    lower, upper = option.get("lower"), option.get("upper")
+    bad = [
+        f for f, v in (("lower", lower), ("upper", upper)) if v is not None and not _is_number(v)
+    ]
+    if bad:
+        return [Problem(_("The bound must be a number."), field=f, **where) for f in bad]
+    if lower is not None and upper is not None and lower >= upper:
+        return [Problem(_("“To” must be greater than “from”."), field="upper", **where)]
+    return []
+
+
+def _coverage_problems(
+    question: Question, bands: list[tuple[int, float | None, float | None]], **where: Any
+) -> list[Problem]:
+    """Bands [lower, upper) (option index, bounds) against the question's whole range."""
+    problems = []
+    bands = sorted(bands, key=lambda band: -math.inf if band[1] is None else band[1])
     first_index, first_lower, _upper = bands[0]
     if first_lower is not None and (question.min is None or first_lower > question.min):
-        problems.append(
-            Problem(
-                _("Answers below %(value)s are not covered by any option.")
-                % {"value": number_text(first_lower)},
-                option=first_index,
-                field="lower",
-                **where,
-            )
-        )
+        message = _("Answers below %(value)s are not covered by any option.") % {
+            "value": number_text(first_lower)
+        }
+        problems.append(Problem(message, option=first_index, field="lower", **where))
     for (_prev, _lo, prev_upper), (index, lower, _up) in zip(bands, bands[1:], strict=False):
         if prev_upper is None or lower is None or prev_upper > lower:
-            problems.append(
-                Problem(
-                    _("This range overlaps the range before it."),
-                    option=index,
-                    field="lower",
-                    **where,
-                )
-            )
+            message = _("This range overlaps the range before it.")
         elif prev_upper < lower:
-            problems.append(
-                Problem(
-                    _("Answers from %(start)s to %(end)s are not covered by any option.")
-                    % {"start": number_text(prev_upper), "end": number_text(lower)},
-                    option=index,
-                    field="lower",
-                    **where,
-                )
-            )
+            message = _("Answers from %(start)s to %(end)s are not covered by any option.") % {
+                "start": number_text(prev_upper),
+                "end": number_text(lower),
+            }
+        else:
+            continue
+        problems.append(Problem(message, option=index, field="lower", **where))
     last_index, _lower, last_upper = bands[-1]
     if last_upper is not None and (question.max is None or last_upper <= question.max):
-        problems.append(
-            Problem(
-                _("Answers from %(value)s up are not covered by any option.")
-                % {"value": number_text(last_upper)},
-                option=last_index,
-                field="upper",
-                **where,
-            )
-        )
+        message = _("Answers from %(value)s up are not covered by any option.") % {
+            "value": number_text(last_upper)
+        }
+        problems.append(Problem(message, option=last_index, field="upper", **where))
     return problems
 
 
@@ -419,13 +397,16 @@ def _question_problems(question: Any, **where: Any) -> list[Problem]:
     ]
 
 
+def _named_problems(row: Mapping[str, Any], no_key: str, text: str, **where: Any) -> list[Problem]:
+    """A row's key and its text in both languages."""
+    problems = [] if row.get("key") else [Problem(no_key, field="key", **where)]
+    return problems + text_problems(row, text, **where)
+
+
 def criterion_problems(criterion: Mapping[str, Any]) -> list[Problem]:
     """Everything about one criterion except the rule-set-wide weight rule."""
     where = {"criterion": str(criterion.get("key") or "?")}
-    problems = []
-    if not criterion.get("key"):
-        problems.append(Problem(_("The criterion needs a key."), field="key", **where))
-    problems += text_problems(criterion, "label", **where)
+    problems = _named_problems(criterion, _("The criterion needs a key."), "label", **where)
     problems += weight_problems(criterion.get("weight"), **where)
     question = criterion.get("question")
     options = criterion.get("options")
@@ -441,10 +422,7 @@ def criterion_problems(criterion: Mapping[str, Any]) -> list[Problem]:
 
 def constraint_problems(constraint: Mapping[str, Any]) -> list[Problem]:
     where = {"constraint": str(constraint.get("key") or "?")}
-    problems = []
-    if not constraint.get("key"):
-        problems.append(Problem(_("The constraint needs a key."), field="key", **where))
-    problems += text_problems(constraint, "reason", **where)
+    problems = _named_problems(constraint, _("The constraint needs a key."), "reason", **where)
     if constraint.get("outcome") not in OUTCOMES:
         problems.append(
             Problem(
