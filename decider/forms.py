@@ -106,7 +106,7 @@ class FiguresStepForm(StepForm):
                 min_value=spec.min,
                 max_value=spec.max,
                 required=False,  # left empty: the default figure
-                initial=overrides.get(name, figure.value),
+                initial=_plain(overrides.get(name, figure.value)),
                 help_text=f"{spec.unit.get(language)} · {figure.source} ({figure.as_of})",
             )
 
@@ -128,6 +128,11 @@ class FiguresStepForm(StepForm):
         if not self.errors:
             values["costs"] = self.cost_overrides()
         return values
+
+
+def _plain(number: float) -> float | int:
+    """8.0 shows as 8 in a field; 0.35 stays 0.35."""
+    return int(number) if float(number).is_integer() else number
 
 
 def _step_form_class(step: questionnaire.Step) -> type[StepForm]:

@@ -66,3 +66,14 @@ def test_a_chinese_result_page_gives_the_rule_reasons_in_chinese(client, rules):
     page = client.get(reverse("decider-result", args=[token])).content.decode()
     assert "出域" in page
     assert "Ruled out" not in page
+
+
+def test_a_chinese_step_page_reads_in_chinese(client, rules):
+    from tests.factories import make_assessment
+
+    _assessment, token, _view = make_assessment()
+    client.post(reverse("set_language"), {"language": "zh-hans", "next": "/"})
+    page = client.get(reverse("decider-step", args=[token, "budget"])).content.decode()
+    assert "<h1>预算</h1>" in page
+    assert "How you can pay" not in page and "Budget" not in page
+    assert "每节点服务器价格" in page  # a figure's label, from the registry
