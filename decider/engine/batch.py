@@ -10,8 +10,9 @@ exclusions, and the same tie-break (higher score, then OUTCOMES order).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -56,7 +57,7 @@ def _band_index(rule: scoring.Rule, answer: Any) -> int:
     return next((i for i, band in enumerate(rule.bands) if band.matches(answer)), _NO_BAND)
 
 
-def _memoized(fn, column: Sequence[Any], dtype) -> np.ndarray:
+def _memoized(fn: Callable[[Any], Any], column: Sequence[Any], dtype: Any) -> np.ndarray:
     """fn(answer) for every answer, computed once per distinct answer.
 
     Keyed on the type as well: True, 1 and 1.0 are equal in a dict but not to a rule.
@@ -101,7 +102,7 @@ def recommendations_batch(
     picked: list[tuple[float, np.ndarray]] = []
     total = np.zeros(n)
     for rule in rulebook.rules:
-        bands = _memoized(lambda a, rule=rule: _band_index(rule, a), column(rule.question), np.intp)
+        bands = _memoized(partial(_band_index, rule), column(rule.question), np.intp)
         table = np.zeros((len(rule.bands) + 1, len(OUTCOMES)), dtype=np.float64)
         for i, band in enumerate(rule.bands):
             table[i] = band.score_row()
@@ -128,7 +129,7 @@ def recommendations_batch(
 
     # argmax takes the first of equal maxima: OUTCOMES order breaks ties.
     best = np.argmax(np.where(excluded, -np.inf, scores), axis=1)
-    nothing_left = excluded.all(axis=1)
+    nothing_left = np.asarray(excluded.all(axis=1))
     return [
         None if none else OUTCOMES[index]
         for index, none in zip(best.tolist(), nothing_left.tolist(), strict=True)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 import numpy as np
 import pandas as pd
@@ -108,7 +108,8 @@ def _lines_monthly(lines: list[_Line], months: int) -> np.ndarray:
     # Month m covers the time (m-1, m]: its share of a line is the overlap.
     share = np.clip(np.minimum(end, month) - np.maximum(start, month - 1), 0.0, None)
     paid_once = month == end
-    return amount * np.where(monthly, share, paid_once)
+    amounts: np.ndarray = amount * np.where(monthly, share, paid_once)
+    return amounts
 
 
 def _nodes(params: Mapping[str, float], gpus: float) -> int:
@@ -441,7 +442,8 @@ def _breakdown(
 ) -> dict[str, dict[str, float | None]]:
     """Each option's total per cost line."""
     breakdown: dict[str, dict[str, float | None]] = {key: {} for key in OPTIONS}
-    for (option, line), value in frame.sum().items():
+    for column, value in frame.sum().items():
+        option, line = cast(tuple[str, str], column)
         breakdown[option][line] = money(value)
     return breakdown
 

@@ -405,7 +405,7 @@ def _named_problems(row: Mapping[str, Any], no_key: str, text: str, **where: Any
 
 def criterion_problems(criterion: Mapping[str, Any]) -> list[Problem]:
     """Everything about one criterion except the rule-set-wide weight rule."""
-    where = {"criterion": str(criterion.get("key") or "?")}
+    where: dict[str, Any] = {"criterion": str(criterion.get("key") or "?")}
     problems = _named_problems(criterion, _("The criterion needs a key."), "label", **where)
     problems += weight_problems(criterion.get("weight"), **where)
     question = criterion.get("question")
@@ -417,11 +417,11 @@ def criterion_problems(criterion: Mapping[str, Any]) -> list[Problem]:
     question_problems = _question_problems(question, **where)
     if question_problems:
         return problems + question_problems
-    return problems + bands_problems(question, options, **where)
+    return problems + bands_problems(str(question), options, **where)
 
 
 def constraint_problems(constraint: Mapping[str, Any]) -> list[Problem]:
-    where = {"constraint": str(constraint.get("key") or "?")}
+    where: dict[str, Any] = {"constraint": str(constraint.get("key") or "?")}
     problems = _named_problems(constraint, _("The constraint needs a key."), "reason", **where)
     if constraint.get("outcome") not in OUTCOMES:
         problems.append(
@@ -435,7 +435,7 @@ def constraint_problems(constraint: Mapping[str, Any]) -> list[Problem]:
     question_problems = _question_problems(question, **where)
     if question_problems:
         return problems + question_problems
-    values = RULE_QUESTIONS[question].values()
+    values = RULE_QUESTIONS[str(question)].values()
     if values is None:
         problems.append(
             Problem(

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any
 
 from decider.engine.outcomes import OUTCOMES
 from decider.engine.text import Text
@@ -24,8 +24,6 @@ SCORE_MIN, SCORE_MAX = -2, 2
 SCORE_SPAN = SCORE_MAX - SCORE_MIN
 NEUTRAL = 50.0
 DECIMALS = 1  # scores are shown, compared and ranked at this precision
-
-Number = TypeVar("Number")  # a float, or a numpy array of them for the batch path
 
 
 @dataclass(frozen=True)
@@ -126,9 +124,13 @@ def answer_token(answer: Any) -> str:
 # --- the kernel ---------------------------------------------------------------
 
 
-def points(weight: float, score: Number, total_weight: Number) -> Number:
-    """What one criterion adds to one outcome's 0-100 score (works on numpy arrays too)."""
-    return weight * score / total_weight * 100 / SCORE_SPAN  # type: ignore[operator]
+def points(weight: float, score: Any, total_weight: Any) -> Any:
+    """What one criterion adds to one outcome's 0-100 score.
+
+    Floats here; numpy arrays of scores and weight totals in the batch path, so both run
+    the same operations in the same order.
+    """
+    return weight * score / total_weight * 100 / SCORE_SPAN
 
 
 def outcome_scores(weights: Sequence[float], rows: Sequence[Sequence[int]]) -> list[float]:

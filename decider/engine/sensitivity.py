@@ -55,6 +55,10 @@ def _recommend(
     return _best(scoring.outcome_scores(weights, rows).__getitem__, allowed)
 
 
+def _name(outcome: int | None) -> str | None:
+    return None if outcome is None else OUTCOMES[outcome]
+
+
 def _best(score: Callable[[int], float], allowed: Sequence[int]) -> int | None:
     """The allowed outcome answers_score picks, for unrounded scores `score(o)`."""
     rounded = [round(score(o), scoring.DECIMALS) for o in range(_N)]
@@ -131,12 +135,12 @@ def _steps(model: _Criterion, allowed: Sequence[int], first: float, last: float)
 
 def _first_change(
     model: _Criterion,
-    exact,
+    exact: Callable[[float], int | None],
     winner: int,
     allowed: Sequence[int],
     start: float,
     end: float,
-) -> tuple[float, int] | None:
+) -> tuple[float, int | None] | None:
     """The x nearest to start, towards end, past which the recommendation is not `winner`."""
     window = _window(model, winner, allowed, start, end)
     if window is None:
@@ -196,7 +200,7 @@ def weight_sensitivity(
     found = []
     for i, (rule, own) in enumerate(hits):
         w = rule.weight
-        changes: list[tuple[float, int] | None] = [None, None]
+        changes: list[tuple[float, int | None] | None] = [None, None]
         if w > 0 and winner is not None and len(allowed) > 1:
 
             def exact(x: float, i: int = i) -> int | None:
@@ -213,7 +217,7 @@ def weight_sensitivity(
                     if factor * w != w:
                         changes[side] = _first_change(model, exact, winner, allowed, w, factor * w)
         (down, up) = (
-            (None, None) if change is None else (change[0] / w, OUTCOMES[change[1]])
+            (None, None) if change is None else (change[0] / w, _name(change[1]))
             for change in changes
         )
         found.append(
