@@ -3,8 +3,14 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 PORT ?= 8000
+# pip-tools lives in its own venv, never in .venv: it is no requirement of the project.
+TOOLS_VENV := .venv-tools
+PIP_TOOLS_VERSION := 7.6.2
+PIP_TOOLS_PIP_VERSION := 26.3
+PIP_COMPILE = CUSTOM_COMPILE_COMMAND="make lock" $(TOOLS_VENV)/bin/pip-compile --quiet \
+	--strip-extras --allow-unsafe --no-emit-index-url --no-emit-find-links $(LOCK_ARGS)
 
-.PHONY: run test setup browser lint format messages bench clean
+.PHONY: run admin test test-fast typecheck setup browser lock lint format messages bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -16,11 +22,28 @@ $(VENV)/.installed: requirements.txt requirements-dev.txt | $(BIN)/python
 
 setup: $(VENV)/.installed
 
-# Debian's Chromium drives the browser tests and renders PDFs.
+# requirements.in and requirements-dev.in name the direct dependencies;
+# `make lock` compiles them into the fully pinned requirements.txt and
+# requirements-dev.txt. It keeps the pins that still fit; `make lock
+# LOCK_ARGS=--upgrade` (or `LOCK_ARGS="--upgrade-package NAME"`) moves them.
+$(TOOLS_VENV)/bin/pip-compile:
+	$(PYTHON) -m venv $(TOOLS_VENV)
+	$(TOOLS_VENV)/bin/pip install --quiet pip==$(PIP_TOOLS_PIP_VERSION) pip-tools==$(PIP_TOOLS_VERSION)
+
+lock: | $(TOOLS_VENV)/bin/pip-compile
+	$(PIP_COMPILE) --output-file=requirements.txt requirements.in
+	$(PIP_COMPILE) --output-file=requirements-dev.txt requirements-dev.in
+
+# Debian's Chromium drives the browser tests and renders PDFs; the CJK fonts
+# make Chinese print in the PDF. Each is checked and installed on its own.
 browser:
 	@command -v chromium >/dev/null 2>&1 || { \
 	  echo "Installing Debian's chromium (needs root)..."; \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-noto-cjk >/dev/null; }
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+	@if ! dpkg -s fonts-noto-cjk >/dev/null 2>&1 && [ -z "$$(fc-list :lang=zh 2>/dev/null)" ]; then \
+	  echo "Installing Debian's fonts-noto-cjk for Chinese PDFs (needs root)..."; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fonts-noto-cjk >/dev/null; \
+	fi
 
 run: setup
 	$(BIN)/python manage.py migrate --noinput
@@ -31,9 +54,19 @@ run: setup
 admin: setup
 	$(BIN)/python manage.py createsuperuser --noinput
 
+# The whole suite: migrations up to date, types, then every test (browser and server ones too).
 test: setup browser
 	$(BIN)/python manage.py makemigrations --check --dry-run
+	$(BIN)/mypy
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# The quick loop: no Chromium, no server process.
+test-fast: setup
+	$(BIN)/python -m pytest -m "not browser and not slow" $(PYTEST_ARGS)
+
+# mypy with django-stubs; the settings are in pyproject.toml ([tool.mypy]).
+typecheck: setup
+	$(BIN)/mypy
 
 lint:
 	$(BIN)/ruff check .
@@ -44,8 +77,8 @@ format:
 	$(BIN)/ruff format .
 
 messages:
-	$(BIN)/python manage.py makemessages -l zh_Hans --no-obsolete --ignore=.venv --ignore=staticfiles
-	$(BIN)/python manage.py compilemessages -l zh_Hans --ignore=.venv
+	$(BIN)/python manage.py makemessages -l zh_Hans --no-obsolete --ignore=.venv --ignore=.venv-tools --ignore=staticfiles
+	$(BIN)/python manage.py compilemessages -l zh_Hans --ignore=.venv --ignore=.venv-tools
 
 # Writes docs/BENCHMARKS.md. The impact benchmark builds a 100,000-assessment
 # SQLite file in /tmp once (several minutes, ~4 GB) and reuses it.
@@ -55,4 +88,4 @@ bench: setup browser
 	$(BIN)/python benchmarks/bench_impact.py --write
 
 clean:
-	rm -rf $(VENV) staticfiles db.sqlite3
+	rm -rf $(VENV) $(TOOLS_VENV) staticfiles db.sqlite3

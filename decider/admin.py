@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django import forms
 from django.contrib import admin, messages
@@ -73,6 +73,7 @@ class ChoicesFromCode:
     """
 
     code_choices: dict[str, Any] = {"question": _question_choices}
+    fields: dict[str, forms.Field]
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -116,11 +117,15 @@ def _forms_kept(formset: forms.BaseFormSet) -> list[forms.BaseForm]:
     return [
         form
         for form in formset.forms
-        if form.cleaned_data and not (formset.can_delete and formset._should_delete_form(form))
+        if form.cleaned_data and not (formset.can_delete and form.cleaned_data.get("DELETE"))
     ]
 
 
-class PublishedReadOnly:
+# The mixin below sits in front of a model admin or an inline; type it as one.
+_AdminBase: Any = admin.options.BaseModelAdmin if TYPE_CHECKING else object
+
+
+class PublishedReadOnly(_AdminBase):
     """Rows of a published rule set can be viewed, never changed or deleted.
 
     Bulk deletion is off: it would skip the per-object check.
@@ -137,7 +142,7 @@ class PublishedReadOnly:
         if obj is not None and _is_published(obj):
             return False
         if isinstance(self, admin.options.InlineModelAdmin):
-            return super().has_add_permission(request, obj)
+            return super().has_add_permission(request, obj)  # type: ignore[call-arg]
         return super().has_add_permission(request)
 
 
@@ -178,7 +183,8 @@ class OptionForm(forms.ModelForm):
         ]
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data
         _add_problems(self, option_problems(option_document(data)))
         return data
 
@@ -214,7 +220,8 @@ class CriterionForm(ChoicesFromCode, forms.ModelForm):
         fields = ["ruleset", "order", "key", "question", "label_en", "label_zh", "weight"]
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data
         problems = weight_problems(data.get("weight"))
         problems += text_problems(criterion_document(data, []), "label")
         ruleset = data.get("ruleset") or getattr(self.instance, "ruleset", None)
@@ -261,7 +268,8 @@ class CriterionWeightForm(forms.ModelForm):
             self.fields["weight"].widget.attrs["title"] = str(READ_ONLY_NOTE)
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data
         _add_problems(self, weight_problems(data.get("weight")))
         return data
 
@@ -271,14 +279,14 @@ class CriterionWeightFormSet(forms.BaseModelFormSet):
         super().clean()
         if any(form.errors for form in self.forms):
             return
-        by_ruleset: dict[int, list[forms.BaseForm]] = {}
+        by_ruleset: dict[int, list[forms.ModelForm]] = {}
         for form in self.forms:
             if not form.fields["weight"].disabled:
                 by_ruleset.setdefault(form.instance.ruleset_id, []).append(form)
         for ruleset_id, rows in by_ruleset.items():
             listed = [form.instance.pk for form in rows]
             others = Criterion.objects.filter(ruleset_id=ruleset_id).exclude(pk__in=listed)
-            weights = [*others.values_list("weight", flat=True)]
+            weights: list[Any] = [*others.values_list("weight", flat=True)]
             weights += [form.cleaned_data.get("weight") for form in rows]
             problems = weights_problems(weights)
             for form in rows:
@@ -294,7 +302,8 @@ class ConstraintForm(ChoicesFromCode, forms.ModelForm):
         fields += ["reason_en", "reason_zh"]
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data
         _add_problems(self, constraint_problems(constraint_document(data)))
         return data
 
@@ -313,7 +322,8 @@ class AssumptionForm(ChoicesFromCode, forms.ModelForm):
         fields = ["name", "gpu_model", "value", "source", "as_of"]
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data
         _figure_problem(self, data.get("name"), data.get("value"))
         return data
 
@@ -326,7 +336,8 @@ class AssumptionValueForm(forms.ModelForm):
         fields = ["value"]
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data
         _figure_problem(self, self.instance.name, data.get("value"))
         return data
 
@@ -445,11 +456,11 @@ class RuleSetAdmin(PublishedReadOnly, HistoryAdmin):
 
     @admin.display(description=_("criteria"), ordering="criteria_total")
     def criteria_count(self, obj: RuleSet) -> int:
-        return obj.criteria_total
+        return obj.criteria_total  # type: ignore[attr-defined]  # annotated by get_queryset
 
     @admin.display(description=_("assessments scored with it"), ordering="assessments_total")
     def assessments_count(self, obj: RuleSet) -> int:
-        return obj.assessments_total
+        return obj.assessments_total  # type: ignore[attr-defined]  # annotated by get_queryset
 
     # Actions on the list
 
@@ -747,7 +758,7 @@ class CriterionAdmin(PublishedReadOnly, DraftRuleSetField, HistoryAdmin):
 
     @admin.display(description=_("options"), ordering="options_total")
     def option_count(self, obj: Criterion) -> int:
-        return obj.options_total
+        return obj.options_total  # type: ignore[attr-defined]  # annotated by get_queryset
 
 
 @admin.register(Option)

@@ -10,10 +10,10 @@ from __future__ import annotations
 import json
 import unicodedata
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 from django import forms
-from django.utils.translation import get_language, gettext_lazy
+from django.utils.translation import get_language, gettext, gettext_lazy
 from django.utils.translation import gettext_lazy as _
 
 from decider.engine import questionnaire
@@ -22,7 +22,10 @@ from decider.models import NAME_MAX_LENGTH
 
 
 def question_field(question: questionnaire.Question) -> forms.Field:
-    common = {"label": gettext_lazy(question.label), "help_text": gettext_lazy(question.help)}
+    common: dict[str, Any] = {
+        "label": gettext_lazy(question.label),
+        "help_text": gettext_lazy(question.help),
+    }
     if question.kind in ("choice", "bool"):
         choices = questionnaire.YES_NO if question.kind == "bool" else question.choices
         translated = [(value, gettext_lazy(label)) for value, label in choices]
@@ -31,7 +34,7 @@ def question_field(question: questionnaire.Question) -> forms.Field:
         return forms.TypedChoiceField(
             choices=translated, coerce=lambda v: v == "true", widget=forms.RadioSelect, **common
         )
-    bounds = {"min_value": question.min, "max_value": question.max}
+    bounds: dict[str, Any] = {"min_value": question.min, "max_value": question.max}
     if question.kind == "int":
         return forms.IntegerField(**bounds, **common)
     return forms.FloatField(**bounds, **common)
@@ -73,10 +76,9 @@ class StepForm(forms.Form):
         return {key: value for key, value in self.cleaned_data.items() if key in self.step.keys}
 
     def question_rows(self) -> list[tuple[forms.BoundField, str]]:
-        """The questionnaire's fields with their units, for the template."""
-        return [
-            (self[key], gettext_lazy(questionnaire.QUESTIONS[key].unit)) for key in self.step.keys
-        ]
+        """The questionnaire's fields with their units, for the template (forms are per request)."""
+        units = {key: questionnaire.QUESTIONS[key].unit for key in self.step.keys}
+        return [(self[key], gettext(unit) if unit else "") for key, unit in units.items()]
 
     def cost_fields(self) -> list[forms.BoundField]:
         return []
@@ -154,9 +156,9 @@ class StartForm(forms.Form):
         from decider.personas import PRESETS
 
         super().__init__(*args, **kwargs)
-        self.fields["preset"].choices = [("", _("Start from blank answers"))] + [
-            (key, preset["label"]) for key, preset in PRESETS.items()
-        ]
+        cast(forms.ChoiceField, self.fields["preset"]).choices = [
+            ("", _("Start from blank answers"))
+        ] + [(key, preset["label"]) for key, preset in PRESETS.items()]
 
 
 def name_clean(text: str) -> str:

@@ -216,7 +216,7 @@ def view_token_unseal(sealed: str, *, edit_token: str) -> str:
     return _xor(raw, _pad(edit_token, nonce, len(raw))).decode()
 
 
-class AssessmentQuerySet(models.QuerySet):
+class AssessmentQuerySet(models.QuerySet["Assessment"]):
     def by_token(self, token: str, *, kind: str) -> Assessment | None:
         """The assessment whose edit (or view) link is `token`, or None."""
         field = {"edit": "edit_hash", "view": "view_hash"}[kind]

@@ -1,8 +1,10 @@
 """Persona presets (source §六): a starting point the user then adjusts."""
 
+from typing import Any
+
 from django.utils.translation import gettext_lazy as _
 
-PRESETS = {
+PRESETS: dict[str, dict[str, Any]] = {
     "research_lab": {
         "label": _("Research institution or large AI lab"),
         "summary": _("Large models, long training runs, sensitive data, a professional ops team."),

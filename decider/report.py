@@ -193,9 +193,10 @@ def figure_changes(
 
 def compare_context(assessments: list[Assessment], *, currency: str) -> dict[str, Any]:
     """Answers (differences marked), scores, recommendations, totals and overlaid costs."""
-    columns = []
+    columns: list[dict[str, Any]] = []
     for number, assessment in enumerate(assessments, start=1):
         result = assessment.scoring_result()
+        assert result is not None, "compare scored assessments"
         costs = assessment_costs(assessment, currency=currency)
         columns.append(
             {

@@ -121,8 +121,7 @@ def ruleset_publish(ruleset: RuleSet) -> RuleSet:
         ruleset.version = RuleSet.next_version()
     ruleset.is_published = True
     ruleset.published_at = timezone.now()
-    ruleset._change_reason = _("published")
-    ruleset.save()
+    _with_reason(ruleset, _("published")).save()
     log.info("rule set v%s published", ruleset.version)
     return ruleset
 

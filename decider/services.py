@@ -130,6 +130,7 @@ def newer_basis(assessment: Assessment) -> dict[str, Any] | None:
 
 def assessment_costs(assessment: Assessment, *, currency: str) -> dict[str, Any]:
     """The cost figures of a scored assessment, from the figures it was scored with."""
+    assert assessment.result is not None, "score the assessment first"
     return costs.costs_compute(
         answers=cost_answers(assessment.answers),
         figures=figures_from_dict(assessment.result["assumptions"]),

@@ -265,6 +265,7 @@ def _after_step(
 def _render_step(
     request: HtmxHttpRequest, assessment: Assessment, current: questionnaire.Step, form: StepForm
 ) -> HttpResponse:
+    assert request.resolver_match is not None
     token = request.resolver_match.kwargs["token"]
     context = {
         "assessment": assessment,
@@ -369,7 +370,7 @@ def rename(request: HttpRequest, token: str) -> HttpResponse:
         assessment.save(update_fields=["name", "updated_at"])
         messages.success(request, _("Name saved."))
     else:
-        messages.error(request, " ".join(form.errors["name"]))
+        messages.error(request, " ".join(str(error) for error in form.errors["name"]))
     return redirect("decider-result", token=token)
 
 
@@ -423,12 +424,14 @@ def rescore(request: HttpRequest, assessment: Assessment, token: str, kind: str)
         messages.success(request, _("Re-scored with the current rules and figures."))
         return redirect("decider-result", token=token)
     ruleset, evaluation, _figures = services.assessment_evaluate(assessment, refresh=True)
+    saved = assessment.scoring_result()
+    assert saved is not None and assessment.result is not None  # scored by @scored_link
     context = {
         "token": token,
         "assessment": assessment,
         "score_pairs": list(
             zip(
-                report.outcome_rows(assessment.scoring_result()),
+                report.outcome_rows(saved),
                 report.outcome_rows(evaluation.result),
                 strict=True,
             )
@@ -449,7 +452,7 @@ def rescore(request: HttpRequest, assessment: Assessment, token: str, kind: str)
 def compare(request: HttpRequest) -> HttpResponse:
     """Two to four assessments side by side, by their edit or view links."""
     tokens = list(dict.fromkeys(t for t in request.GET.getlist("a") if t))[:COMPARE_MAX]
-    assessments = []
+    assessments: list[Assessment] = []
     for token in tokens:
         found = Assessment.objects.by_token(token, kind="edit") or Assessment.objects.by_token(
             token, kind="view"
