@@ -21,6 +21,7 @@ COLORS = {
     "onprem": "#1f77b4",
     "cloud_on_demand": "#ff7f0e",
     "cloud_reserved": "#9467bd",
+    "cloud_committed": "#8c564b",
     "hybrid": "#2ca02c",
     "low": "#1f77b4",
     "high": "#d62728",
@@ -99,9 +100,37 @@ def _distinct_hybrid(costs: dict) -> bool:
     return "hybrid" in costs["options_compared"]
 
 
+def _option_name(costs: dict, key: str) -> str:
+    """A cost option's name, marked when the constraints rule its outcome out."""
+    if key.startswith("cloud") and "cloud" not in costs["options_compared"]:
+        return _("%(option)s (ruled out)") % {"option": cost_option_label(key)}
+    return cost_option_label(key)
+
+
+def _resale_label(costs: dict) -> list[dict]:
+    """The resale credit is the step down at the end of the owned curve: say so."""
+    credit = costs["breakdown"]["onprem"].get("residual") or 0
+    if not credit:
+        return []
+    months = costs["horizon_months"]
+    return [
+        {
+            "x": months,
+            "y": costs["cumulative"]["onprem"][-1],
+            "xref": "x",
+            "yref": "y",
+            "text": _("Resale: %(amount)s") % {"amount": _money(-credit, costs["currency"])},
+            "showarrow": True,
+            "arrowhead": 2,
+            "ax": -60,
+            "ay": -30,
+        }
+    ]
+
+
 def chart_cumulative(costs: dict) -> Chart:
     currency, months = costs["currency"], costs["horizon_months"]
-    keys = ["onprem", "cloud_on_demand", "cloud_reserved"] + (
+    keys = ["onprem", "cloud_on_demand", "cloud_reserved", "cloud_committed"] + (
         ["hybrid"] if _distinct_hybrid(costs) else []
     )
     x = list(range(months + 1))
@@ -110,13 +139,13 @@ def chart_cumulative(costs: dict) -> Chart:
             x=x,
             y=costs["cumulative"][key],
             mode="lines",
-            name=cost_option_label(key),
+            name=_option_name(costs, key),
             line={"color": COLORS[key]},
         )
         for key in keys
     ]
     month = costs["break_even_month"]
-    shapes, annotations = [], []
+    shapes, annotations = [], [*_resale_label(costs)]
     if month is not None:
         shape, annotation = _vline(month, _("Break-even: month %(month)s") % {"month": month})
         shapes.append(shape)
@@ -257,7 +286,7 @@ def chart_hybrid(costs: dict) -> Chart:
             "ay": -40,
         }
     ]
-    summary = _hybrid_summary(owned, peak, _money(best_total, currency))
+    summary = _hybrid_summary(owned, peak, _money(best_total, currency), costs["hybrid_reduces_to"])
     title = _("Hybrid cost by number of owned GPUs")
     figure = _figure(
         traces,
@@ -272,17 +301,24 @@ def chart_hybrid(costs: dict) -> Chart:
     return Chart("hybrid", title, summary, figure, headers, rows)
 
 
-def _hybrid_summary(owned: int, peak: int, total: str) -> str:
+def _hybrid_summary(owned: int, peak: int, total: str, reduces_to: str | None) -> str:
     values = {"owned": owned, "peak": peak, "total": total}
-    if owned == 0:
-        return (
-            _("Owning no GPUs is cheapest (%(total)s): the hybrid mix reduces to cloud on demand.")
-            % values
+    if reduces_to == "cloud":
+        return _("Owning no GPUs is cheapest (%(total)s): the hybrid mix reduces to the cloud.") % (
+            values
         )
-    if owned == peak:
+    if reduces_to == "onprem" and owned == peak:
         return (
             _(
                 "Owning all %(peak)s GPUs is cheapest (%(total)s): the hybrid mix reduces to on-premises."
+            )
+            % values
+        )
+    if reduces_to == "onprem":
+        return (
+            _(
+                "Owning %(owned)s GPUs and renting nothing is cheapest (%(total)s): demand never "
+                "rises above them, so the hybrid reduces to an on-premises cluster of that size."
             )
             % values
         )

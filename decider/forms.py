@@ -21,10 +21,11 @@ from decider.engine.figures import ADJUSTABLE_NAMES, FIGURES, Figure
 from decider.models import NAME_MAX_LENGTH
 
 
-def question_field(question: questionnaire.Question) -> forms.Field:
+def question_field(question: questionnaire.Question, *, required: bool = True) -> forms.Field:
     common: dict[str, Any] = {
         "label": gettext_lazy(question.label),
         "help_text": gettext_lazy(question.help),
+        "required": required and not question.optional,
     }
     if question.kind in ("choice", "bool"):
         choices = questionnaire.YES_NO if question.kind == "bool" else question.choices
@@ -49,6 +50,7 @@ class StepForm(forms.Form):
 
     def __init__(self, data: Any = None, *, saved: Mapping[str, Any], revision: int) -> None:
         """`saved`: the assessment's answers now."""
+        self.saved = saved
         initial = {
             key: questionnaire.QUESTIONS[key].to_form_value(saved[key])
             for key in self.step.keys
@@ -71,8 +73,26 @@ class StepForm(forms.Form):
             return None
         return base if isinstance(base, dict) else None
 
+    def clean(self) -> dict[str, Any]:
+        """The checks between answers: this step's, with the others as saved."""
+        cleaned = super().clean() or {}
+        mine = {key: cleaned[key] for key in self.step.keys if key in cleaned}
+        merged = {k: v for k, v in {**self.saved, **mine}.items() if v is not None}
+        for key in self.step.keys:
+            if key in self.errors or key in merged or not questionnaire.is_required(key, merged):
+                continue
+            if key in questionnaire.LEVELS_REPLACE:
+                self.add_error(
+                    key, _("Give the average, or the steady base and the time at the peak.")
+                )
+        problems = questionnaire.answers_problems(merged, name=_label)
+        for key, problem in problems.items():
+            if key in self.step.keys and key not in self.errors:
+                self.add_error(key, problem)
+        return self.cleaned_data
+
     def answers(self) -> dict[str, Any]:
-        """The valid answers of this step (all of them once is_valid())."""
+        """The valid answers of this step (all of them once is_valid()); None: cleared."""
         return {key: value for key, value in self.cleaned_data.items() if key in self.step.keys}
 
     def question_rows(self) -> list[tuple[forms.BoundField, str]]:
@@ -137,9 +157,22 @@ def _plain(number: float) -> float | int:
     return int(number) if float(number).is_integer() else number
 
 
+def _label(key: str) -> str:
+    return gettext(questionnaire.QUESTIONS[key].label)
+
+
 def _step_form_class(step: questionnaire.Step) -> type[StepForm]:
     parent = FiguresStepForm if step.slug == questionnaire.FIGURES_STEP else StepForm
-    fields = {key: question_field(questionnaire.QUESTIONS[key]) for key in step.keys}
+    # An answer the demand levels can stand in for is checked by StepForm.clean when the
+    # levels are asked on the same step.
+    levels_here = set(questionnaire.DEMAND_LEVELS) <= set(step.keys)
+    fields = {
+        key: question_field(
+            questionnaire.QUESTIONS[key],
+            required=not (levels_here and key in questionnaire.LEVELS_REPLACE),
+        )
+        for key in step.keys
+    }
     name = f"{step.slug.title()}StepForm"
     return type(name, (parent,), {"step": step, **fields})
 

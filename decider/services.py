@@ -22,7 +22,7 @@ from django.utils import timezone
 from decider.engine import costs, questionnaire, scoring
 from decider.engine.batch import Impact, impact_compute
 from decider.engine.evaluation import Evaluation, answers_evaluate, cost_answers
-from decider.engine.figures import Figure, figures_as_dict, figures_from_dict
+from decider.engine.figures import FIGURE_NAMES, Figure, figures_as_dict, figures_from_dict
 from decider.engine.merge import answers_merge
 from decider.models import Assessment, Assumption, RuleSet
 from decider.rulesets import ruleset_rulebook
@@ -132,10 +132,29 @@ def assessment_costs(assessment: Assessment, *, currency: str) -> dict[str, Any]
     """The cost figures of a scored assessment, from the figures it was scored with."""
     assert assessment.result is not None, "score the assessment first"
     return costs.costs_compute(
-        answers=cost_answers(assessment.answers),
-        figures=figures_from_dict(assessment.result["assumptions"]),
+        answers=cost_answers(
+            assessment.answers, excluded=frozenset(assessment_excluded(assessment))
+        ),
+        figures=scored_figures(assessment),
         currency=currency,
     )
+
+
+def scored_figures(assessment: Assessment) -> dict[str, Figure]:
+    """The figures a saved result was scored with; a figure added since takes today's value."""
+    assert assessment.result is not None, "score the assessment first"
+    used = figures_from_dict(assessment.result["assumptions"])
+    missing = set(FIGURE_NAMES) - set(used)
+    if not missing:
+        return used
+    current = Assumption.for_gpu_model(assessment.answers["gpu_model"])
+    return {**{name: current[name] for name in missing if name in current}, **used}
+
+
+def assessment_excluded(assessment: Assessment) -> dict[str, Any]:
+    """The outcomes the saved result's rules excluded (the cost model does not compare them)."""
+    assert assessment.result is not None, "score the assessment first"
+    return dict(assessment.result["scoring"].get("excluded", {}))
 
 
 def assessment_document(assessment: Assessment, *, language: str, currency: str) -> dict[str, Any]:
@@ -187,7 +206,8 @@ def assessment_step_save(
         if revision is not None and base is not None and revision != assessment.revision:
             stored = questionnaire.step_answers(step, assessment.answers)
             changes, conflicts = answers_merge(base=base, mine=mine, stored=stored)
-        answers = {**assessment.answers, **changes}
+        # A cleared answer (None) is removed; so are cost figures all back at their defaults.
+        answers = {k: v for k, v in {**assessment.answers, **changes}.items() if v is not None}
         if not answers.get("costs"):
             answers.pop("costs", None)
         if answers == assessment.answers:

@@ -40,12 +40,12 @@ def test_an_admin_publishes_a_draft_with_a_changed_weight(
     page.get_by_role("button", name="Make a draft from this version").click()
     expect(page.locator("#ruleset-version")).to_contain_text("Version 2 is a draft")
 
-    # Utilization counts for nothing in the draft.
+    # Cost counts three times as much in the draft.
     draft = RuleSet.objects.get(version=2)
     keys = list(draft.criteria.order_by("order", "id").values_list("key", flat=True))
-    weight = page.locator(f"#id_criteria-{keys.index('utilization')}-weight")
-    expect(weight).to_have_value("4.0")
-    weight.fill("0")
+    weight = page.locator(f"#id_criteria-{keys.index('cost')}-weight")
+    expect(weight).to_have_value("3.0")
+    weight.fill("9")
     page.get_by_role("button", name="Save and continue editing").click()
     expect(page.locator(".messagelist")).to_contain_text("was changed successfully")
     page.screenshot(path="/tmp/admin-draft.png", full_page=False)
@@ -56,7 +56,7 @@ def test_an_admin_publishes_a_draft_with_a_changed_weight(
     row = page.locator("#impact-transitions tbody tr")
     expect(row).to_have_count(1)
     expect(row).to_contain_text("On-premises GPU cluster")
-    expect(row).to_contain_text("Hybrid")
+    expect(row).to_contain_text("Cloud GPU platform")
     expect(row.get_by_role("link")).to_have_text(f"#{saved['inference'].pk}")
     page.screenshot(path="/tmp/admin-impact.png", full_page=True)
     assert RuleSet.current().version == 1
@@ -69,6 +69,6 @@ def test_an_admin_publishes_a_draft_with_a_changed_weight(
     fresh = scored("inference")
     assert fresh.ruleset.version == 2
     assert fresh.result["scoring"]["ruleset_version"] == 2
-    assert fresh.recommendation == "hybrid"
+    assert fresh.recommendation == "cloud"
     saved["inference"].refresh_from_db()
     assert (saved["inference"].ruleset.version, saved["inference"].recommendation) == (1, "onprem")

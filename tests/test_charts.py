@@ -24,9 +24,11 @@ def make_costs(**changes) -> dict:
     answers = {
         "gpus": 64,
         "utilization": 0.6,
-        "horizon_months": 36,
+        "horizon_months": 60,
         "dataset_tb": 50.0,
-        "has_datacenter": False,
+        # An own machine room and a team of three: the steady base is worth owning.
+        "has_datacenter": True,
+        "team_fte": 3.0,
         "demand_shape": "moderate",
     }
     answers.update({k: v for k, v in changes.items() if k in ANSWER_FIELDS})
@@ -106,14 +108,14 @@ def test_cumulative_table_has_horizon_plus_one_rows(months):
 
 def test_cumulative_includes_hybrid_only_when_compared(costs, charts):
     assert "hybrid" in costs["options_compared"]
-    assert len(charts["cumulative"].figure["data"]) == 4
-    assert len(charts["cumulative"].table_headers) == 5
+    assert len(charts["cumulative"].figure["data"]) == 5
+    assert len(charts["cumulative"].table_headers) == 6
     pure = make_costs(utilization=0.9, horizon_months=60)
     assert "hybrid" not in pure["options_compared"]
     with override("en"):
         chart = charts_for(pure)[0]
-    assert len(chart.figure["data"]) == 3
-    assert len(chart.table_headers) == 4
+    assert len(chart.figure["data"]) == 4
+    assert len(chart.table_headers) == 5
 
 
 def test_break_even_marker_and_summary():
@@ -129,11 +131,15 @@ def test_break_even_marker_and_summary():
     assert f"month {month} of 60" in chart.summary
 
 
-def test_no_break_even_marker_without_break_even(costs, charts):
+def test_no_break_even_marker_without_break_even():
+    costs = make_costs(horizon_months=24)
     assert costs["break_even_month"] is None
+    with override("en"):
+        charts = {chart.key: chart for chart in charts_for(costs)}
     layout = charts["cumulative"].figure["layout"]
     assert not layout.get("shapes")
-    assert not layout.get("annotations")
+    # Only the resale credit is labelled: no break-even marker.
+    assert [a["text"].split(":")[0] for a in layout.get("annotations", [])] == ["Resale"]
     summary = charts["cumulative"].summary
     assert "never" in summary
     assert f"{costs['totals']['onprem']:,.0f} USD" in summary
@@ -186,7 +192,7 @@ def test_hybrid_chart_marks_optimum(costs, charts):
     assert star["y"] == [curve["total"][curve["owned_gpus"].index(owned)]]
     assert f"Owning {owned} of the 64 peak GPUs" in chart.summary
     assert f"Optimum: {owned} GPUs owned" in chart.figure["layout"]["annotations"][0]["text"]
-    assert "36 months" in axis_title(chart, "yaxis")
+    assert "60 months" in axis_title(chart, "yaxis")
 
 
 def test_hybrid_summary_at_the_ends():

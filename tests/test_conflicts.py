@@ -58,8 +58,8 @@ def editors(client, assessment) -> Editors:
 
 def _resubmit(form, **changes) -> dict:
     """Submit a re-shown step as it stands, with its new hidden version (revision, base)."""
-    data = {key: str(form[key].value()) for key in form.fields}
-    return data | changes
+    values = {key: form[key].value() for key in form.fields}
+    return {key: "" if v is None else str(v) for key, v in values.items()} | changes
 
 
 def test_a_second_save_over_a_changed_answer_is_refused_with_both_values(client, editors):

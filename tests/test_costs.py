@@ -10,10 +10,7 @@ from decider.engine.costs import (
     OPTIONS,
     CostAnswers,
     _cashflow,
-    _hybrid_lines,
-    _lines_total,
-    _on_demand_lines,
-    _onprem_lines,
+    _Plan,
     cost_verdict,
     costs_compute,
 )
@@ -69,7 +66,7 @@ DEFAULTS = shipped_figures("h100")
 
 def test_it_lists_every_figure_once():
     money = {name for name, spec in FIGURES.items() if spec.kind == "money"}
-    assert len(FIGURE_NAMES) == len(set(FIGURE_NAMES)) == 27
+    assert len(FIGURE_NAMES) == len(set(FIGURE_NAMES)) == 34
     assert FIGURE_NAMES[0] == "gpus_per_node"
     assert FIGURE_NAMES[-1] == "usd_cny"
     assert {"server_price", "kwh_price", "gpu_hour_on_demand", "egress_price_tb"} <= money
@@ -264,16 +261,16 @@ def test_it_adds_network():
     assert line_delta("onprem", network_per_node=25_000) == pytest.approx(2 * 25_000)
 
 
-def test_it_credits_straight_line_residual_value():
-    delta = line_delta("onprem", residual_value=1, depreciation_years=5)
-    assert delta == pytest.approx(-2 * 300_000 * (1 - 36 / 60))
-    assert (
-        line_delta(
-            "onprem", make_answers(horizon_months=72), residual_value=1, depreciation_years=5
-        )
-        == 0
-    )
-    assert line_delta("onprem", residual_value=0, depreciation_years=5) == 0
+def test_it_credits_the_resale_value_on_a_declining_curve():
+    values = {"residual_value": 0.8, "depreciation_years": 5, "resale_decline": 0.3}
+    delta = line_delta("onprem", **values)
+    assert delta == pytest.approx(-2 * 300_000 * 0.7**3 * 0.8)
+    # Worth less than the straight-line book value (40 % left after 3 of 5 years).
+    assert -delta < 2 * 300_000 * (1 - 36 / 60) * 0.8
+    assert make_costs(**values)["breakdown"]["onprem"]["residual"] == pytest.approx(delta)
+    # Past its useful life it fetches nothing; a share of 0 ignores it.
+    assert line_delta("onprem", make_answers(horizon_months=72), **values) == 0
+    assert line_delta("onprem", **{**values, "residual_value": 0}) == 0
 
 
 def test_it_bridges_the_lead_time_on_cloud_and_starts_running_costs_after_it():
@@ -363,15 +360,12 @@ def test_it_prorates_a_fractional_lead_time():
 @given(answers=answers_strategy)
 @settings(max_examples=40, deadline=None)
 def test_it_makes_hybrid_the_pure_options_at_both_ends(answers):
-    params = figures_values(DEFAULTS)
-    assert _lines_total(_hybrid_lines(params, answers, 0)) == _lines_total(
-        _on_demand_lines(params, answers)
-    )
-    assert _lines_total(_hybrid_lines(params, answers, answers.gpus)) == _lines_total(
-        _onprem_lines(params, answers)
-    )
-    curve = costs_compute(answers=answers, figures=DEFAULTS)["hybrid_curve"]
+    costs = costs_compute(answers=answers, figures=DEFAULTS)
+    curve = costs["hybrid_curve"]
+    # Owning nothing: the best cloud mix; owning every GPU: on-premises.
     assert curve["owned_gpus"][0] == 0 and curve["owned_gpus"][-1] == answers.gpus
+    assert curve["total"][0] == costs["totals"]["cloud_committed"]
+    assert curve["total"][-1] == costs["totals"]["onprem"]
 
 
 def test_it_tries_every_node_size_as_the_owned_base():
@@ -384,14 +378,23 @@ def test_it_breaks_hybrid_ties_towards_fewer_owned_gpus():
     assert costs["hybrid_owned_gpus"] == 0
 
 
-def test_it_owns_part_of_the_fleet_when_demand_is_peaky():
-    answers = make_answers(gpus=64, utilization=0.6, horizon_months=60, demand_shape="moderate")
-    costs = costs_compute(answers=answers, figures=DEFAULTS)
-    assert 0 < costs["hybrid_owned_gpus"] < 64
+def test_it_owns_the_steady_base_and_rents_the_bursts():
+    """An own machine room and a team: owning the GPUs busy around the clock pays."""
+    answers = make_answers(
+        gpus=64,
+        utilization=0.6,
+        horizon_months=60,
+        demand_shape="moderate",
+        has_datacenter=True,
+        team_fte=3.0,
+    )
+    costs = costs_compute(answers=answers, figures=shipped_figures(discount_rate=0))
+    base = costs["demand"]["base_gpus"]
+    assert base - 8 < costs["hybrid_owned_gpus"] < base + 8  # the base, to a whole node
     assert costs["options_compared"] == ["onprem", "cloud", "hybrid"]
     assert costs["cheapest"] == "hybrid"
     assert costs["totals"]["hybrid"] < min(
-        costs["totals"]["onprem"], costs["totals"]["cloud_on_demand"]
+        costs["totals"][option] for option in ("onprem", "cloud_on_demand", "cloud_committed")
     )
 
 
@@ -402,15 +405,17 @@ def test_it_compares_only_onprem_and_cloud_when_hybrid_is_a_pure_option():
     assert costs["cheapest"] in ("onprem", "cloud")
 
 
-def make_verdict_costs(onprem, on_demand, reserved, hybrid=None):
+def make_verdict_costs(onprem, on_demand, reserved, hybrid=None, committed=None):
+    """The verdict reads present values (the plain totals at a 0 % cost of capital)."""
     compared = ["onprem", "cloud"] + (["hybrid"] if hybrid is not None else [])
-    totals = {
+    present = {
         "onprem": onprem,
         "cloud_on_demand": on_demand,
         "cloud_reserved": reserved,
+        "cloud_committed": committed if committed is not None else min(on_demand, reserved),
         "hybrid": hybrid or 0,
     }
-    return {"totals": totals, "options_compared": compared}
+    return {"present_value": present, "options_compared": compared}
 
 
 def test_it_calls_a_15_percent_gap_clear():
@@ -462,7 +467,7 @@ def test_it_breaks_totals_down_by_line():
 
 
 def test_it_gives_a_monthly_cashflow_table():
-    frame = _cashflow(figures_values(DEFAULTS), make_answers(horizon_months=12), owned=0)
+    frame = _cashflow(figures_values(DEFAULTS), make_answers(horizon_months=12), _Plan(0, 0))
     assert len(frame) == 13
     assert frame.loc[0, ("onprem", "servers")] == 2 * 310_000
     assert frame[("onprem", "power")].iloc[1:4].sum() == 0  # still in the 3-month lead time

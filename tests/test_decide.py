@@ -26,14 +26,23 @@ def test_it_prints_the_documented_json_shape(rules, tmp_path, capsys):
     data = json.loads(out)
     assert data["recommendation"] == "cloud"
     assert set(data["scores"]) == {"onprem", "cloud", "hybrid"}
-    assert data["excluded"] == {}
+    # 8 GPUs at 25 %: the cheapest mix owns nothing, so a hybrid is no real choice.
+    assert data["excluded"] == {
+        "hybrid": "The cheapest mix owns no GPUs: a hybrid is plain cloud here."
+    }
     assert data["margin"] > 0
     assert data["ruleset_version"] == 1
     first = data["contributions"][0]
     assert set(first) == {"criterion", "outcome", "points", "reason"}
     sizes = [abs(c["points"]) for c in data["contributions"]]
     assert sizes == sorted(sizes, reverse=True)
-    assert set(data["costs"]["totals"]) == {"onprem", "cloud_on_demand", "cloud_reserved", "hybrid"}
+    assert set(data["costs"]["totals"]) == {
+        "onprem",
+        "cloud_on_demand",
+        "cloud_reserved",
+        "cloud_committed",
+        "hybrid",
+    }
 
 
 def test_it_names_the_excluded_outcome_with_the_reason(rules, tmp_path, capsys):

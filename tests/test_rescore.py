@@ -164,3 +164,17 @@ def test_a_copy_made_before_the_fix_gets_its_recommendation_back(client, rules):
     assert client.get(reverse("decider-view", args=[view])).status_code == 200
     assessment.refresh_from_db()
     assert assessment.scored_at == scored_at  # not re-scored: the result is current
+
+
+def test_a_result_scored_before_new_figures_existed_still_shows(client, rules):
+    """Snapshots name the figures of their day; one added since takes today's value."""
+    assessment, edit, _view = make_assessment()
+    assessment_score(assessment)
+    assessment.refresh_from_db()
+    older = {**assessment.result}
+    for key in ("assumptions", "figures"):
+        older[key] = {k: v for k, v in older[key].items() if k not in ("discount_rate", "hire_cost")}
+    type(assessment).objects.filter(pk=assessment.pk).update(result=older)
+    page = client.get(reverse("decider-result", args=[edit]))
+    assert page.status_code == 200
+    assert "Some price figures have changed" in page.content.decode()

@@ -126,6 +126,11 @@ def recommendations_batch(
         values = [row.get(constraint.question) for row in answers_rows]
         hits = _memoized(constraint.applies_to, values, bool)
         excluded[:, OUTCOMES.index(constraint.outcome)] |= hits
+    # Outcomes the cost model ruled out (`scoring.exclusions` reads the same answer).
+    ruled_out = [row.get(scoring.COST_EXCLUDES) or {} for row in answers_rows]
+    if any(ruled_out):
+        for o, outcome in enumerate(OUTCOMES):
+            excluded[:, o] |= np.fromiter((outcome in r for r in ruled_out), bool, count=n)
 
     # argmax takes the first of equal maxima: OUTCOMES order breaks ties.
     best = np.argmax(np.where(excluded, -np.inf, scores), axis=1)

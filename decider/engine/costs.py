@@ -1,26 +1,43 @@
-"""Cost model: owning GPUs, renting them, or owning a base and renting the peaks.
+"""Cost model: owning GPUs, renting them, or owning a base and renting the bursts.
 
 Plain data in, plain data out; no Django. Each formula is written once, in the
-`_*_lines` builders below, as a list of cash-flow lines (a one-off amount in a
-given month, or an amount per month over a span of months). The search loops
-(sensitivity, break-even, hybrid size, cost per GPU-hour) only add the lines
-up; the monthly cash-flow table spreads the very same lines over the months.
+`_*_lines` builders below, as cash-flow lines (`decider.engine.cashflow`).
+The searches (the hybrid's owned base, the cloud commitment, break-even,
+sensitivity, cost per GPU-hour) only add the lines up; the monthly table,
+present value and yearly sums spread the very same lines over the months.
 All money is computed in USD and converted once, on the way out. What each
-figure means (label, unit, bounds) is in `decider.engine.figures`.
+figure means (label, unit, bounds, source) is in `decider.engine.figures`.
+
+Demand is a steady base plus bursts to a peak (`decider.engine.demand`).
+Constraints bind the costs too: an outcome the rules exclude is priced but
+never compared, and work whose data may not leave is never rented (no cloud
+bridge while the hardware arrives, a hybrid that keeps that work at home).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple, cast
 
 import numpy as np
 import pandas as pd
 
+from decider.engine.cashflow import (
+    Line,
+    by_option,
+    cashflow_frame,
+    lines_total,
+    once,
+    per_month,
+    present_values,
+    yearly,
+)
+from decider.engine.demand import SHAPE_BASE_SHARE, Demand
 from decider.engine.figures import (
     FIGURE_NAMES,
+    FIGURES,
     SENSITIVITY_NAMES,
     Figure,
     figures_as_dict,
@@ -31,18 +48,18 @@ from decider.engine.outcomes import COST_OPTIONS
 HOURS_PER_MONTH = 730
 CURRENCIES: tuple[str, ...] = ("USD", "CNY")
 OPTIONS = COST_OPTIONS
+CLOUD_OPTIONS = ("cloud_on_demand", "cloud_reserved", "cloud_committed")
 # Cost per useful GPU-hour is drawn at these average utilizations (%).
 UTILIZATION_GRID_PCT: tuple[int, ...] = tuple(range(0, 101, 5))
-
-# Base demand level as a share of average utilization; the rest of the time
-# demand sits at the full peak (see _demand_split).
-DEMAND_SHAPES = {"steady": 1.0, "moderate": 0.6, "peaky": 0.3}
+DEMAND_SHAPES = SHAPE_BASE_SHARE
 
 # Cheapest option must beat the runner-up by this share of the runner-up's
-# total for the verdict to be "clear".
+# present value for the verdict to be "clear".
 CLEAR_GAP_PCT = 15.0
-
 SENSITIVITY_STEP = 0.2
+# The source's rule of thumb (§七): at or above 70 % average utilization owning
+# is cheaper, at or below 30 % renting is.
+SELF_BUILD_FROM, CLOUD_UP_TO = 0.70, 0.30
 
 # Ties between equally cheap options go to the smaller commitment.
 _TIE_ORDER = ("cloud", "hybrid", "onprem")
@@ -50,12 +67,18 @@ _TIE_ORDER = ("cloud", "hybrid", "onprem")
 
 @dataclass(frozen=True)
 class CostAnswers:
-    gpus: int  # peak GPUs needed
+    gpus: int  # GPUs at the peak
     utilization: float  # average, 0..1
     horizon_months: int
     dataset_tb: float
     has_datacenter: bool
-    demand_shape: str  # one of DEMAND_SHAPES
+    demand_shape: str = "moderate"  # used when base_gpus is not given
+    base_gpus: float | None = (
+        None  # GPUs busy around the clock; with it, utilization sets the bursts
+    )
+    team_fte: float = 0.0  # the infrastructure people the team already has
+    cloud_share: float = 1.0  # share of the work whose data may run in the cloud, 0..1
+    excluded: frozenset[str] = field(default_factory=frozenset)  # outcomes the rules exclude
 
     def __post_init__(self) -> None:
         if isinstance(self.gpus, bool) or not isinstance(self.gpus, int) or self.gpus < 1:
@@ -70,61 +93,107 @@ class CostAnswers:
             raise ValueError(
                 f"demand_shape must be one of {sorted(DEMAND_SHAPES)}, got {self.demand_shape!r}"
             )
+        if self.base_gpus is not None and not (
+            0 <= self.base_gpus <= self.gpus * self.utilization + 1e-9
+        ):
+            raise ValueError(
+                f"base_gpus must be within 0 and the mean demand, got {self.base_gpus!r}"
+            )
+        if not (math.isfinite(self.team_fte) and self.team_fte >= 0):
+            raise ValueError(f"team_fte must be >= 0, got {self.team_fte!r}")
+        if not 0 <= self.cloud_share <= 1:
+            raise ValueError(f"cloud_share must be within 0..1, got {self.cloud_share!r}")
+
+    @property
+    def demand(self) -> Demand:
+        if self.base_gpus is None:
+            return Demand.from_average(
+                peak=self.gpus, utilization=self.utilization, shape=self.demand_shape
+            )
+        return Demand.from_base(peak=self.gpus, base=self.base_gpus, utilization=self.utilization)
+
+    def at_utilization(self, utilization: float) -> CostAnswers:
+        """The same plan with a steady demand at another average (for the per-hour curves)."""
+        return replace(self, utilization=utilization, base_gpus=None, demand_shape="steady")
 
 
-# --- cash-flow lines: the only place the formulas live ------------------
+class _Plan(NamedTuple):
+    """One way of meeting the demand: GPUs owned, and the cloud GPUs committed above them."""
+
+    owned: int
+    committed: int
 
 
-class _Line(NamedTuple):
-    name: str
-    amount: float  # USD, once or per month
-    start: float  # per-month lines run over months (start, end]; may be fractional
-    end: float  # one-off lines are paid in month `end`
-    monthly: bool
-
-
-def _once(name: str, amount: float, month: int = 0) -> _Line:
-    return _Line(name, amount, month, month, False)
-
-
-def _per_month(name: str, amount: float, start: float, end: float) -> _Line:
-    return _Line(name, amount, start, end, True)
-
-
-def _lines_total(lines: list[_Line]) -> float:
-    return sum(
-        line.amount * max(0.0, line.end - line.start) if line.monthly else line.amount
-        for line in lines
-    )
-
-
-def _lines_monthly(lines: list[_Line], months: int) -> np.ndarray:
-    """Amounts per line (rows) and month 0..months (columns)."""
-    month = np.arange(months + 1, dtype=float)
-    amount = np.array([line.amount for line in lines], dtype=float)[:, None]
-    start = np.array([line.start for line in lines], dtype=float)[:, None]
-    end = np.array([line.end for line in lines], dtype=float)[:, None]
-    monthly = np.array([line.monthly for line in lines], dtype=bool)[:, None]
-    # Month m covers the time (m-1, m]: its share of a line is the overlap.
-    share = np.clip(np.minimum(end, month) - np.maximum(start, month - 1), 0.0, None)
-    paid_once = month == end
-    amounts: np.ndarray = amount * np.where(monthly, share, paid_once)
-    return amounts
+# --- the pieces every option is made of ------------------------------------
 
 
 def _nodes(params: Mapping[str, float], gpus: float) -> int:
     return math.ceil(gpus / params["gpus_per_node"]) if gpus > 0 else 0
 
 
-def _blended_rate(params: Mapping[str, float]) -> float:
+def _on_demand_rate(params: Mapping[str, float]) -> float:
+    """On demand, with the share of interruptible work on spot."""
     spot = params["spot_share"]
     return (1 - spot) * params["gpu_hour_on_demand"] + spot * params["gpu_hour_spot"]
 
 
+def _commit_rate(params: Mapping[str, float], answers: CostAnswers) -> float:
+    """A 3-year commitment when the plan runs 3 years or more, else 1-year."""
+    return params[
+        "gpu_hour_reserved_3y" if answers.horizon_months >= 36 else "gpu_hour_reserved_1y"
+    ]
+
+
+def _resale_share(params: Mapping[str, float], years: float) -> float:
+    """What hardware of this age fetches, as a share of its price (a declining balance)."""
+    if params["depreciation_years"] <= 0 or years > params["depreciation_years"]:
+        return 0.0
+    return float((1 - params["resale_decline"]) ** years)
+
+
+def _staff(
+    params: Mapping[str, float], answers: CostAnswers, *, owned_nodes: int, rented_nodes: int
+) -> tuple[float, float]:
+    """(FTE to hire for the owned cluster, FTE to hire for the cloud platform).
+
+    An owned cluster needs at least `onprem_min_fte` whatever its size. The
+    team the assessment already has covers the owned cluster first.
+    """
+    owned_need = (
+        max(params["onprem_min_fte"], owned_nodes * params["onprem_fte"]) if owned_nodes else 0.0
+    )
+    cloud_need = rented_nodes * params["cloud_fte"]
+    team_left = max(answers.team_fte - owned_need, 0.0)
+    return max(owned_need - answers.team_fte, 0.0), max(cloud_need - team_left, 0.0)
+
+
+def _staff_lines(
+    params: Mapping[str, float], answers: CostAnswers, *, owned_nodes: int, rented_nodes: int
+) -> tuple[list[Line], float]:
+    """Hired people (paid from when they join) and their recruiting; and when owning can start."""
+    months = answers.horizon_months
+    owned_hires, cloud_hires = _staff(
+        params, answers, owned_nodes=owned_nodes, rented_nodes=rented_nodes
+    )
+    joined = min(params["hiring_months"], months) if owned_hires or cloud_hires else 0.0
+    lines = [
+        once("hiring", (owned_hires + cloud_hires) * params["hire_cost"]),
+        per_month("staff", owned_hires * params["fte_cost"] / 12, joined, months),
+        per_month("cloud_staff", cloud_hires * params["fte_cost"] / 12, joined, months),
+    ]
+    starts = max(params["lead_time_months"], joined if owned_hires else 0.0)
+    return lines, min(starts, months)
+
+
 def _owned_lines(
-    params: Mapping[str, float], answers: CostAnswers, *, gpus: int, busy_gpus: float
-) -> list[_Line]:
-    """Own `gpus` GPUs, on average `busy_gpus` of them busy."""
+    params: Mapping[str, float],
+    answers: CostAnswers,
+    *,
+    gpus: int,
+    busy_gpus: float,
+    starts: float,
+) -> list[Line]:
+    """Own `gpus` GPUs, on average `busy_gpus` of them busy, in use from month `starts`."""
     p = params
     months = answers.horizon_months
     nodes = _nodes(p, gpus)
@@ -132,133 +201,192 @@ def _owned_lines(
     network = nodes * p["network_per_node"]
     storage = answers.dataset_tb * p["storage_capex_per_tb"]
     hardware = servers + network + storage
-    lead = min(p["lead_time_months"], months)
     load = p["idle_share"] + (1 - p["idle_share"]) * (busy_gpus / gpus)
     colo = 0.0 if answers.has_datacenter else nodes * p["node_kw"] * p["colo_kw_month"]
-    book_left = (
-        max(0.0, 1 - months / (12 * p["depreciation_years"]))
-        if p["depreciation_years"] > 0
-        else 0.0
-    )
+    # Until the hardware arrives, the work whose data may leave runs on cloud GPUs;
+    # the rest waits.
+    bridged = busy_gpus * answers.cloud_share
     return [
-        _once("servers", servers),
-        _once("network", network),
-        _once("storage", storage),
-        _once("setup", p["setup_cost"]),
-        # Until the hardware arrives the same work runs on cloud GPUs.
-        _per_month("bridge", busy_gpus * HOURS_PER_MONTH * _blended_rate(p), 0, lead),
-        _per_month(
+        once("servers", servers),
+        once("network", network),
+        once("storage", storage),
+        once("spares", servers * p["spares_share"]),
+        once("setup", p["setup_cost"]),
+        per_month("bridge", bridged * HOURS_PER_MONTH * _on_demand_rate(p), 0, starts),
+        per_month(
             "power",
             nodes * p["node_kw"] * load * p["pue"] * HOURS_PER_MONTH * p["kwh_price"],
-            lead,
+            starts,
             months,
         ),
-        _per_month("colocation", colo, lead, months),
-        _per_month("maintenance", p["maintenance_rate"] * hardware / 12, lead, months),
-        _per_month("staff", nodes * p["onprem_fte"] * p["fte_cost"] / 12, 0, months),
-        _once("residual", -hardware * book_left * p["residual_value"], months),
+        per_month("colocation", colo, starts, months),
+        per_month("maintenance", p["maintenance_rate"] * hardware / 12, starts, months),
+        per_month("licences", gpus * p["licence_gpu_year"] / 12, starts, months),
+        once(
+            "residual",
+            -hardware * _resale_share(p, months / 12) * p["residual_value"],
+            months,
+        ),
     ]
+
+
+def _commitment_cost(
+    params: Mapping[str, float], answers: CostAnswers, low: float, high: float, committed: int
+) -> float:
+    """Monthly GPU cost of demand at `low` and `high` GPUs with `committed` GPUs committed."""
+    q = answers.demand.peak_share
+    overflow = (1 - q) * max(low - committed, 0.0) + q * max(high - committed, 0.0)
+    return HOURS_PER_MONTH * (
+        committed * _commit_rate(params, answers) + overflow * _on_demand_rate(params)
+    )
+
+
+def _best_commitment(params: Mapping[str, float], answers: CostAnswers, owned: int) -> int:
+    """The committed block that costs least for the demand above `owned` GPUs.
+
+    The cost is piecewise linear in the block with kinks at the two demand
+    levels, so the best block is none, the base level or the peak level.
+    """
+    low, high = answers.demand.above(owned)
+    candidates = sorted({0, math.floor(low), math.ceil(low), math.ceil(high)})
+    return min(candidates, key=lambda c: (_commitment_cost(params, answers, low, high, c), c))
 
 
 def _rented_lines(
-    params: Mapping[str, float], answers: CostAnswers, *, gpus: int, busy_gpus: float, rate: float
-) -> list[_Line]:
-    """Rent up to `gpus` GPUs, paying `rate` for `busy_gpus` GPU-hours each hour."""
+    params: Mapping[str, float],
+    answers: CostAnswers,
+    *,
+    owned: int,
+    committed: int,
+    one_gpu_line: bool = False,
+) -> list[Line]:
+    """Rent the demand above `owned` GPUs: `committed` GPUs paid every hour, the rest on demand.
+
+    `one_gpu_line`: committed and on-demand hours as one "gpu" line (all-reserved cloud).
+    """
     p = params
     months = answers.horizon_months
+    low, high = answers.demand.above(owned)
+    q = answers.demand.peak_share
+    overflow = (1 - q) * max(low - committed, 0.0) + q * max(high - committed, 0.0)
+    if owned <= 0 and committed == 0:
+        overflow = answers.demand.mean  # exactly the mean, as the owned side counts it
+    on_demand = overflow * HOURS_PER_MONTH * _on_demand_rate(p)
+    reserved = committed * HOURS_PER_MONTH * _commit_rate(p, answers)
+    gpu = (
+        [per_month("gpu", on_demand + reserved, 0, months)]
+        if one_gpu_line
+        else [
+            *([per_month("gpu_committed", reserved, 0, months)] if committed else []),
+            per_month("gpu", on_demand, 0, months),
+        ]
+    )
     return [
-        _per_month("gpu", busy_gpus * HOURS_PER_MONTH * rate, 0, months),
-        _per_month("cloud_storage", answers.dataset_tb * p["cloud_storage_tb_month"], 0, months),
-        _per_month("egress", p["egress_tb_month"] * p["egress_price_tb"], 0, months),
-        _per_month("cloud_staff", _nodes(p, gpus) * p["cloud_fte"] * p["fte_cost"] / 12, 0, months),
+        *gpu,
+        per_month("cloud_storage", answers.dataset_tb * p["cloud_storage_tb_month"], 0, months),
+        per_month("egress", p["egress_tb_month"] * p["egress_price_tb"], 0, months),
     ]
 
 
-def _onprem_lines(params: Mapping[str, float], answers: CostAnswers) -> list[_Line]:
-    return _owned_lines(
-        params, answers, gpus=answers.gpus, busy_gpus=answers.gpus * answers.utilization
+def _plan_lines(
+    params: Mapping[str, float], answers: CostAnswers, plan: _Plan, *, one_gpu_line: bool = False
+) -> list[Line]:
+    """Every cost line of a plan: owned GPUs, cloud above them, people."""
+    served, rented = answers.demand.split(plan.owned)
+    rents = rented > 0 or plan.owned == 0
+    staff, starts = _staff_lines(
+        params,
+        answers,
+        owned_nodes=_nodes(params, plan.owned),
+        rented_nodes=_nodes(params, answers.gpus - plan.owned) if rents else 0,
     )
-
-
-def _on_demand_lines(params: Mapping[str, float], answers: CostAnswers) -> list[_Line]:
-    busy = answers.gpus * answers.utilization
-    return _rented_lines(
-        params, answers, gpus=answers.gpus, busy_gpus=busy, rate=_blended_rate(params)
-    )
-
-
-def _reserved_lines(params: Mapping[str, float], answers: CostAnswers) -> list[_Line]:
-    rate = params[
-        "gpu_hour_reserved_3y" if answers.horizon_months >= 36 else "gpu_hour_reserved_1y"
-    ]
-    # Reserved capacity is paid every hour, busy or not.
-    return _rented_lines(params, answers, gpus=answers.gpus, busy_gpus=answers.gpus, rate=rate)
-
-
-def _demand_split(answers: CostAnswers, owned: int) -> tuple[float, float]:
-    """Mean GPUs busy on the owned base and mean GPUs rented, when `owned` GPUs are owned.
-
-    Demand (share of peak) sits at a base level l = u * f and at the full peak
-    a share q of the time, with q chosen so that the mean is exactly u.
-    """
-    peak, u = answers.gpus, answers.utilization
-    busy = peak * u
-    # The mean of the profile is u by construction; returning it as such at
-    # the two ends makes hybrid(0) and hybrid(peak) the pure options to the bit.
-    if owned <= 0:
-        return 0.0, busy
-    if owned >= peak:
-        return busy, 0.0
-    base = u * DEMAND_SHAPES[answers.demand_shape]
-    peak_share = 0.0 if base >= 1 else (u - base) / (1 - base)
-    served = (1 - peak_share) * min(base * peak, owned) + peak_share * owned
-    burst = (1 - peak_share) * max(base * peak - owned, 0.0) + peak_share * (peak - owned)
-    return served, burst
-
-
-def _hybrid_lines(params: Mapping[str, float], answers: CostAnswers, owned: int) -> list[_Line]:
-    served, burst = _demand_split(answers, owned)
-    lines: list[_Line] = []
-    if owned > 0:
-        lines += _owned_lines(params, answers, gpus=owned, busy_gpus=served)
+    lines: list[Line] = []
+    if plan.owned > 0:
+        lines += _owned_lines(params, answers, gpus=plan.owned, busy_gpus=served, starts=starts)
     # With nothing owned, data and platform live in the cloud even if idle.
-    if burst > 0 or owned == 0:
-        rented = answers.gpus - owned
+    if rents:
         lines += _rented_lines(
-            params, answers, gpus=rented, busy_gpus=burst, rate=_blended_rate(params)
+            params, answers, owned=plan.owned, committed=plan.committed, one_gpu_line=one_gpu_line
         )
-    return lines
+    return lines + staff
+
+
+def _option_lines(
+    params: Mapping[str, float], answers: CostAnswers, option: str, plan: _Plan
+) -> list[Line]:
+    return _plan_lines(params, answers, plan, one_gpu_line=option == "cloud_reserved")
+
+
+# --- the options ---------------------------------------------------------------
+
+
+def _plans(params: Mapping[str, float], answers: CostAnswers, hybrid: _Plan) -> dict[str, _Plan]:
+    return {
+        "onprem": _Plan(answers.gpus, 0),
+        "cloud_on_demand": _Plan(0, 0),
+        # Reserving the whole peak around the clock, for the whole horizon.
+        "cloud_reserved": _Plan(0, answers.gpus),
+        "cloud_committed": _Plan(0, _best_commitment(params, answers, 0)),
+        "hybrid": hybrid,
+    }
+
+
+def _hybrid_floor(params: Mapping[str, float], answers: CostAnswers) -> int:
+    """The fewest GPUs a hybrid may own: the work whose data may not leave stays at home."""
+    return min(math.ceil((1 - answers.cloud_share) * answers.gpus - 1e-9), answers.gpus)
+
+
+def _hybrid_curve(params: Mapping[str, float], answers: CostAnswers) -> list[tuple[_Plan, float]]:
+    """Total cost for each owned base (whole nodes), the cloud mix above it chosen best."""
+    step = int(params["gpus_per_node"])
+    floor = _hybrid_floor(params, answers)
+    owned = sorted({floor, answers.gpus, *range(0, answers.gpus, step)} - set(range(floor)))
+    curve = []
+    for gpus in owned:
+        plan = _Plan(gpus, _best_commitment(params, answers, gpus) if gpus < answers.gpus else 0)
+        curve.append((plan, lines_total(_plan_lines(params, answers, plan))))
+    return curve
+
+
+def _hybrid_best(curve: list[tuple[_Plan, float]]) -> _Plan:
+    best_plan, best_total = curve[0]
+    for plan, total in curve[1:]:
+        # A relative tolerance so float noise never beats a pure option.
+        if total < best_total - 1e-9 * max(1.0, abs(best_total)):
+            best_plan, best_total = plan, total
+    return best_plan
+
+
+def _hybrid_mix(answers: CostAnswers, plan: _Plan) -> str | None:
+    """What a hybrid plan really is: None when it mixes, else the pure option it reduces to."""
+    if plan.owned <= 0:
+        return "cloud"
+    return "onprem" if answers.demand.split(plan.owned)[1] <= 1e-9 else None
+
+
+def _compared(answers: CostAnswers, hybrid_mix: str | None) -> list[str]:
+    """The outcomes priced as a choice: allowed by the rules and possible with the data."""
+    allowed = [
+        "onprem",
+        *(["cloud"] if answers.cloud_share >= 1 else []),
+        *(["hybrid"] if hybrid_mix is None else []),
+    ]
+    return [outcome for outcome in allowed if outcome not in answers.excluded]
 
 
 # --- searches over the totals --------------------------------------------
 
 
-def _hybrid_curve(params: Mapping[str, float], answers: CostAnswers) -> list[tuple[int, float]]:
-    step = int(params["gpus_per_node"])
-    candidates = [*range(0, answers.gpus, step), answers.gpus]
-    return [(owned, _lines_total(_hybrid_lines(params, answers, owned))) for owned in candidates]
-
-
-def _hybrid_best(curve: list[tuple[int, float]]) -> int:
-    best_owned, best_total = curve[0]
-    for owned, total in curve[1:]:
-        # A relative tolerance so float noise never beats a pure option.
-        if total < best_total - 1e-9 * max(1.0, abs(best_total)):
-            best_owned, best_total = owned, total
-    return best_owned
-
-
 def _gap(params: Mapping[str, float], answers: CostAnswers) -> float:
     """On-prem total minus cloud on-demand total over the horizon (USD)."""
-    return _lines_total(_onprem_lines(params, answers)) - _lines_total(
-        _on_demand_lines(params, answers)
-    )
+    onprem = lines_total(_plan_lines(params, answers, _Plan(answers.gpus, 0)))
+    return onprem - lines_total(_plan_lines(params, answers, _Plan(0, 0)))
 
 
 def _break_even_utilization(params: Mapping[str, float], answers: CostAnswers) -> float | None:
     # Both totals are linear in utilization, so two points give the line.
-    at_zero = _gap(params, replace(answers, utilization=0.0))
-    at_one = _gap(params, replace(answers, utilization=1.0))
+    at_zero = _gap(params, answers.at_utilization(0.0))
+    at_one = _gap(params, answers.at_utilization(1.0))
     slope = at_one - at_zero
     if abs(slope) <= 1e-12 * max(1.0, abs(at_zero) + abs(at_one)):
         return None
@@ -289,18 +417,13 @@ def _per_hour(params: Mapping[str, float], answers: CostAnswers) -> dict[str, li
         "cloud_on_demand": [],
         "cloud_reserved": [],
     }
-    builders = {
-        "onprem": _onprem_lines,
-        "cloud_on_demand": _on_demand_lines,
-        "cloud_reserved": _reserved_lines,
-    }
     for pct in UTILIZATION_GRID_PCT:
-        at = replace(answers, utilization=pct / 100)
+        at = answers.at_utilization(pct / 100)
+        plans = _plans(params, at, _Plan(0, 0))
         useful_hours = at.gpus * HOURS_PER_MONTH * at.utilization * at.horizon_months
-        for key, build in builders.items():
-            curves[key].append(
-                _lines_total(build(params, at)) / useful_hours if useful_hours else None
-            )
+        for key, values in curves.items():
+            total = lines_total(_option_lines(params, at, key, plans[key]))
+            values.append(total / useful_hours if useful_hours else None)
     return curves
 
 
@@ -312,67 +435,99 @@ def _migration(params: Mapping[str, float], answers: CostAnswers) -> tuple[float
     return cost, seconds / 86400
 
 
-# --- the monthly table ---------------------------------------------------
-
-
-def _option_lines(
-    params: Mapping[str, float], answers: CostAnswers, hybrid_owned: int
-) -> dict[str, list[_Line]]:
-    return {
-        "onprem": _onprem_lines(params, answers),
-        "cloud_on_demand": _on_demand_lines(params, answers),
-        "cloud_reserved": _reserved_lines(params, answers),
-        "hybrid": _hybrid_lines(params, answers, hybrid_owned),
-    }
-
-
-def _cashflow_frame(
-    lines_by_option: Mapping[str, list[_Line]], months: int, rate: float
-) -> pd.DataFrame:
-    blocks = []
-    columns = []
-    for option, lines in lines_by_option.items():
-        blocks.append(_lines_monthly(lines, months))
-        columns += [(option, line.name) for line in lines]
-    return pd.DataFrame(
-        np.vstack(blocks).T * rate,
-        index=pd.RangeIndex(months + 1, name="month"),
-        columns=pd.MultiIndex.from_tuples(columns, names=["option", "line"]),
-    )
-
-
 def _rate(params: Mapping[str, float], currency: str) -> float:
     if currency not in CURRENCIES:
         raise ValueError(f"currency must be one of {CURRENCIES}, got {currency!r}")
     return 1.0 if currency == "USD" else params["usd_cny"]
 
 
-def _cashflow(params: Mapping[str, float], answers: CostAnswers, owned: int) -> pd.DataFrame:
+def _cashflow(params: Mapping[str, float], answers: CostAnswers, hybrid: _Plan) -> pd.DataFrame:
     """Monthly cash flow in USD (rows: months 0..H) per option and cost line, unrounded."""
-    return _cashflow_frame(_option_lines(params, answers, owned), answers.horizon_months, rate=1.0)
+    plans = _plans(params, answers, hybrid)
+    lines = {option: _option_lines(params, answers, option, plans[option]) for option in OPTIONS}
+    return cashflow_frame(lines, answers.horizon_months)
 
 
 # --- verdict -------------------------------------------------------------
 
 
-def _rank(totals: Mapping[str, float], compared: Iterable[str]) -> tuple[str, str, float]:
-    """(cheapest, runner-up, gap % of the runner-up's total)."""
+def _outcome_amounts(amounts: Mapping[str, float], reduces_to: str | None) -> dict[str, float]:
+    """Per outcome: cloud at its cheapest pricing mode; a hybrid that reduces to a pure
+    option (owning all it needs, or nothing) is that option at its best size."""
     candidates = {
-        "onprem": totals["onprem"],
-        "cloud": min(totals["cloud_on_demand"], totals["cloud_reserved"]),
-        "hybrid": totals["hybrid"],
+        "onprem": amounts["onprem"],
+        "cloud": min(amounts[option] for option in CLOUD_OPTIONS),
+        "hybrid": amounts["hybrid"],
     }
+    if reduces_to is not None:
+        candidates[reduces_to] = min(candidates[reduces_to], amounts["hybrid"])
+    return candidates
+
+
+def _rank(
+    amounts: Mapping[str, float], compared: Iterable[str], reduces_to: str | None = None
+) -> tuple[str | None, str | None, float | None]:
+    """(cheapest, runner-up, gap % of the runner-up's amount) among the compared outcomes."""
+    candidates = _outcome_amounts(amounts, reduces_to)
     ranked = sorted(compared, key=lambda key: (candidates[key], _TIE_ORDER.index(key)))
+    if len(ranked) < 2:
+        return (ranked[0] if ranked else None), None, None
     cheapest, runner_up = ranked[0], ranked[1]
-    runner_total = candidates[runner_up]
-    gap = (runner_total - candidates[cheapest]) / runner_total * 100 if runner_total > 0 else 0.0
+    runner = candidates[runner_up]
+    gap = (runner - candidates[cheapest]) / runner * 100 if runner > 0 else 0.0
     return cheapest, runner_up, gap
 
 
-def cost_verdict(costs: Mapping[str, Any]) -> str:
-    """ "<cheapest>_clear" when it beats the runner-up by >= 15 % of the runner-up's total, else "_slight"."""
-    cheapest, _, gap = _rank(costs["totals"], costs["options_compared"])
+def cost_verdict(costs: Mapping[str, Any]) -> str | None:
+    """The cost criterion's answer: "<cheapest>_clear" when it beats the runner-up by at least
+    15 % of the runner-up's present value, else "<cheapest>_slight"; None when fewer than two
+    outcomes are compared (nothing to choose between on cost)."""
+    cheapest, _runner, gap = _rank(
+        costs["present_value"], costs["options_compared"], costs.get("hybrid_reduces_to")
+    )
+    if cheapest is None or gap is None:
+        return None
     return f"{cheapest}_clear" if gap >= CLEAR_GAP_PCT - 1e-9 else f"{cheapest}_slight"
+
+
+def _against_rule_of_thumb(
+    params: Mapping[str, float],
+    answers: CostAnswers,
+    cheapest: str | None,
+    plans: Mapping[str, _Plan],
+    totals: Mapping[str, float],
+) -> dict[str, Any] | None:
+    """When the costs run against the source's 30 % / 70 % rule: which figure makes it so.
+
+    That figure is the one whose ±20 % moves the gap between the two most.
+    """
+    u = answers.demand.utilization
+    expected = "onprem" if u >= SELF_BUILD_FROM else "cloud" if u <= CLOUD_UP_TO else None
+    opposite = {"onprem": "cloud", "cloud": "onprem"}
+    if expected is None or cheapest != opposite[expected]:
+        return None
+    cloud = min(CLOUD_OPTIONS, key=totals.__getitem__)
+    owned, rented = plans["onprem"], plans[cloud]
+
+    def gap(values: Mapping[str, float]) -> float:
+        return lines_total(_plan_lines(values, answers, owned)) - lines_total(
+            _plan_lines(values, answers, rented)
+        )
+
+    base = gap(params)
+    candidates = {*SENSITIVITY_NAMES, *(n for n, spec in FIGURES.items() if spec.kind == "money")}
+    moves = {
+        name: max(abs(gap({**params, name: params[name] * (1 + d)}) - base) for d in (-0.2, 0.2))
+        for name in sorted(candidates)
+        if params[name]
+    }
+    return {
+        "utilization_pct": round(u * 100, 1),
+        "expected": expected,
+        "cheapest": cheapest,
+        "cloud_mode": cloud,
+        "figure": max(moves, key=moves.__getitem__) if moves else None,
+    }
 
 
 # --- the public entry point ----------------------------------------------
@@ -389,37 +544,44 @@ def costs_compute(
         return None if value is None else round(float(value) * rate, 2)
 
     curve = _hybrid_curve(params, answers)
-    owned = _hybrid_best(curve)
-    frame = _cashflow(params, answers, owned)
-    cumulative_usd = frame.T.groupby(level="option", sort=False).sum().T.cumsum()
-    cumulative = {
-        key: np.round(cumulative_usd[key].to_numpy() * rate, 2).tolist() for key in OPTIONS
+    hybrid = _hybrid_best(curve)
+    frame = _cashflow(params, answers, hybrid)
+    monthly = by_option(frame)
+    present = {
+        option: money(v) for option, v in present_values(monthly, params["discount_rate"]).items()
     }
-    totals = {key: cumulative[key][-1] for key in OPTIONS}
-    compared = ["onprem", "cloud"] + (["hybrid"] if 0 < owned < answers.gpus else [])
-    cheapest, runner_up, gap = _rank(totals, compared)
-    migration_cost, migration_days = _migration(params, answers)
+    reduces_to = _hybrid_mix(answers, hybrid)
+    compared = _compared(answers, reduces_to)
+    cheapest, runner_up, gap = _rank(cast(dict[str, float], present), compared, reduces_to)
+    sensitivity = _sensitivity(params, answers)
     costs: dict[str, Any] = {
         "currency": currency,
         "horizon_months": answers.horizon_months,
-        "totals": totals,
-        "cumulative": cumulative,
+        **_totals(monthly, money),
+        "present_value": present,
+        "discount_rate": params["discount_rate"],
+        "yearly": {
+            option: [money(v) for v in values] for option, values in yearly(monthly).items()
+        },
         "breakdown": _breakdown(frame, money),
-        **_break_even(params, answers, cumulative_usd),
-        "hybrid_owned_gpus": owned,
+        **_break_even(params, answers, monthly.cumsum()),
+        **_demand_facts(params, answers, hybrid),
+        "hybrid_curve": {
+            "owned_gpus": [plan.owned for plan, _ in curve],
+            "total": [money(t) for _, t in curve],
+        },
         "options_compared": compared,
         "cheapest": cheapest,
         "runner_up": runner_up,
-        "cheapest_gap_pct": round(gap, 2),
-        "cheapest_cloud_mode": min(("cloud_on_demand", "cloud_reserved"), key=totals.__getitem__),
+        "cheapest_gap_pct": None if gap is None else round(gap, 2),
         "sensitivity": [
             {"name": name, "low": money(low), "high": money(high)}
-            for name, low, high in _sensitivity(params, answers)
+            for name, low, high in sensitivity
         ],
-        "migration": {
-            "cost": money(migration_cost),
-            "days": None if migration_days is None else round(migration_days, 2),
-        },
+        "against_rule_of_thumb": _against_rule_of_thumb(
+            params, answers, cheapest, _plans(params, answers, hybrid), _plain_totals(monthly)
+        ),
+        "migration": _migration_facts(params, answers, money),
         "assumptions": figures_as_dict({name: figures[name] for name in FIGURE_NAMES}),
         "per_hour": {
             "utilization_pct": list(UTILIZATION_GRID_PCT),
@@ -428,13 +590,58 @@ def costs_compute(
                 for key, values in _per_hour(params, answers).items()
             },
         },
-        "hybrid_curve": {
-            "owned_gpus": [n for n, _ in curve],
-            "total": [money(t) for _, t in curve],
-        },
     }
+    costs["cheapest_cloud_mode"] = min(CLOUD_OPTIONS, key=costs["totals"].__getitem__)
     costs["verdict"] = cost_verdict(costs)
     return costs
+
+
+def _plain_totals(monthly: pd.DataFrame) -> dict[str, float]:
+    return {str(option): float(monthly[option].sum()) for option in monthly}
+
+
+def _totals(monthly: pd.DataFrame, money: Callable[[float], float | None]) -> dict[str, Any]:
+    """Each option's cumulative cost per month, and its plain total (no discounting)."""
+    cumulative = {
+        key: [money(v) for v in monthly[key].cumsum().to_numpy().tolist()] for key in OPTIONS
+    }
+    return {"cumulative": cumulative, "totals": {key: cumulative[key][-1] for key in OPTIONS}}
+
+
+def _demand_facts(
+    params: Mapping[str, float], answers: CostAnswers, hybrid: _Plan
+) -> dict[str, Any]:
+    """The demand served, the sizes chosen, and when owned hardware first runs work."""
+    demand = answers.demand
+    _lines, starts = _staff_lines(
+        params, answers, owned_nodes=_nodes(params, answers.gpus), rented_nodes=0
+    )
+    owned_hires, _cloud = _staff(
+        params, answers, owned_nodes=_nodes(params, answers.gpus), rented_nodes=0
+    )
+    return {
+        "demand": {
+            "peak_gpus": demand.peak,
+            "base_gpus": round(demand.base, 2),
+            "peak_share_pct": round(demand.peak_share * 100, 2),
+            "utilization_pct": round(demand.utilization * 100, 2),
+        },
+        "hybrid_owned_gpus": hybrid.owned,
+        "hybrid_committed_gpus": hybrid.committed,
+        "hybrid_reduces_to": _hybrid_mix(answers, hybrid),
+        "cloud_committed_gpus": _best_commitment(params, answers, 0),
+        "onprem_hires_fte": round(owned_hires, 2),
+        "onprem_start_month": round(starts, 2),
+        # Work whose data may not leave has no cloud bridge: it waits for the hardware.
+        "onprem_delay_months": round(starts, 2) if answers.cloud_share < 1 else 0.0,
+    }
+
+
+def _migration_facts(
+    params: Mapping[str, float], answers: CostAnswers, money: Callable[[float], float | None]
+) -> dict[str, Any]:
+    cost, days = _migration(params, answers)
+    return {"cost": money(cost), "days": None if days is None else round(days, 2)}
 
 
 def _breakdown(

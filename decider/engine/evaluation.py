@@ -1,6 +1,13 @@
 """Answers -> costs -> scored result: the one path the wizard, `decide` and the API share.
 
 Plain data in, plain data out; callers load the rule book and the figures.
+
+The order matters. The rules' constraints are applied first, so that the cost
+model never prices an excluded outcome as a choice. The cost model's verdict
+then becomes an answer the rules score; when fewer than two outcomes are left
+to compare there is no verdict, and the cost criterion scores nothing. A
+hybrid whose cheapest mix owns nothing or rents nothing is not a hybrid: it is
+excluded with that reason, so the headline, the scores and the costs agree.
 """
 
 from __future__ import annotations
@@ -9,8 +16,22 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from decider.engine import costs, scoring
+from decider.engine import costs, questionnaire, scoring
 from decider.engine.figures import Figure, figures_with_overrides
+from decider.engine.text import Text
+
+# Why a hybrid that reduces to a pure option is not recommended as a hybrid.
+_REDUCES = {
+    "onprem": Text(
+        "The cheapest mix owns {owned} GPUs and rents nothing: a hybrid is an on-premises "
+        "cluster here.",
+        "成本最低的组合自有 {owned} 块GPU、不租用云资源：此时混合架构就是本地自建集群。",
+    ),
+    "cloud": Text(
+        "The cheapest mix owns no GPUs: a hybrid is plain cloud here.",
+        "成本最低的组合不自有任何GPU：此时混合架构就是纯云方案。",
+    ),
+}
 
 
 @dataclass(frozen=True)
@@ -18,17 +39,26 @@ class Evaluation:
     result: scoring.Result
     costs: dict[str, Any]
     figures: dict[str, Figure]  # the figures used: the assessment's own overrides applied
-    derived: dict[str, Any]  # answers the app derived (the cost verdict), as the rules read them
+    derived: dict[str, Any]  # answers the app derived, as the rules read them
 
 
-def cost_answers(answers: Mapping[str, Any]) -> costs.CostAnswers:
+def cost_answers(
+    answers: Mapping[str, Any], *, excluded: frozenset[str] = frozenset()
+) -> costs.CostAnswers:
+    effective = {**answers, **questionnaire.derived_answers(answers)}
+    levels = questionnaire.has_levels(answers)
+    demand = questionnaire.demand_of(effective)
     return costs.CostAnswers(
         gpus=answers["gpus"],
-        utilization=answers["utilization_pct"] / 100,
+        utilization=demand.utilization,
         horizon_months=answers["horizon_years"] * 12,
         dataset_tb=answers["dataset_tb"],
         has_datacenter=answers["has_datacenter"],
-        demand_shape=answers["demand_shape"],
+        demand_shape=effective["demand_shape"],
+        base_gpus=demand.base if levels else None,
+        team_fte=float(answers.get("ops_fte", 0.0)),
+        cloud_share=questionnaire.cloud_share_pct(answers) / 100,
+        excluded=excluded,
     )
 
 
@@ -39,8 +69,22 @@ def answers_evaluate(
     figures: Mapping[str, Figure],
     currency: str = "USD",
 ) -> Evaluation:
+    derived: dict[str, Any] = questionnaire.derived_answers(answers)
+    excluded, _warnings = scoring.exclusions({**answers, **derived}, rulebook.constraints)
     used = figures_with_overrides(figures, answers.get("costs", {}))
-    computed = costs.costs_compute(answers=cost_answers(answers), figures=used, currency=currency)
-    derived = {"cost_verdict": costs.cost_verdict(computed)}
+    computed = costs.costs_compute(
+        answers=cost_answers(answers, excluded=frozenset(excluded)), figures=used, currency=currency
+    )
+    if verdict := costs.cost_verdict(computed):
+        derived["cost_verdict"] = verdict
+    reduces_to = computed["hybrid_reduces_to"]
+    if reduces_to is not None and "hybrid" not in excluded:
+        reason = _REDUCES[reduces_to]
+        owned = computed["hybrid_owned_gpus"]
+        derived[scoring.COST_EXCLUDES] = {
+            "hybrid": {
+                language: text.format(owned=owned) for language, text in reason.as_dict().items()
+            }
+        }
     result = scoring.answers_score(answers={**answers, **derived}, rulebook=rulebook)
     return Evaluation(result=result, costs=computed, figures=used, derived=derived)

@@ -27,12 +27,19 @@ OUTCOME_SUMMARIES: dict[str, str] = {
     ),
 }
 
-# What the cost model prices: the outcomes, with cloud in two pricing modes.
-COST_OPTIONS: tuple[str, ...] = ("onprem", "cloud_on_demand", "cloud_reserved", "hybrid")
+# What the cost model prices: the outcomes, with cloud in three pricing modes.
+COST_OPTIONS: tuple[str, ...] = (
+    "onprem",
+    "cloud_on_demand",
+    "cloud_reserved",
+    "cloud_committed",
+    "hybrid",
+)
 COST_OPTION_LABELS: dict[str, str] = {
     "onprem": gettext_noop("On-premises"),
     "cloud_on_demand": gettext_noop("Cloud on demand"),
     "cloud_reserved": gettext_noop("Cloud reserved"),
+    "cloud_committed": gettext_noop("Cloud committed + on demand"),
     "hybrid": gettext_noop("Hybrid"),
 }
 

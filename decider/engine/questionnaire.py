@@ -13,10 +13,11 @@ Messages copy the wording of Django's form fields, so the wizard, the API and
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from decider.engine.demand import Demand
 from decider.engine.figures import overrides_validate
 from decider.engine.i18n import gettext, gettext_noop
 from decider.engine.outcomes import COST_VERDICTS
@@ -47,6 +48,7 @@ class Question:
     max: float | None = None
     unit: str = ""
     step: str = ""
+    optional: bool = False  # may be left out (see also LEVELS_REPLACE)
 
     def values(self) -> tuple[str, ...] | None:
         """The answer values of a choice or yes/no question, as rules write them; None for numbers."""
@@ -243,7 +245,8 @@ QUESTIONS: dict[str, Question] = {
             gettext_noop("Expected average GPU utilization (%)"),
             gettext_noop(
                 "“If average GPU utilization can stay above 70 %, self-build lowers the cost per "
-                "GPU-hour; below 30 %, the cloud actually costs less.”"
+                "GPU-hour; below 30 %, the cloud actually costs less.” Leave it empty when you "
+                "give the steady base and the time at the peak below: it follows from them."
             ),
             min=0,
             max=100,
@@ -259,6 +262,35 @@ QUESTIONS: dict[str, Question] = {
             max=100_000,
             unit=gettext_noop("GPUs"),
             step="utilization",
+        ),
+        Question(
+            "base_gpus",
+            "int",
+            gettext_noop("GPUs busy around the clock (the steady base)"),
+            gettext_noop(
+                "Optional. The GPUs your steady work keeps busy all the time, such as an "
+                "inference service; the bursts above it are counted by the time at the peak. "
+                "Owning the steady base and renting the bursts is often the cheapest design."
+            ),
+            min=0,
+            max=100_000,
+            unit=gettext_noop("GPUs"),
+            step="utilization",
+            optional=True,
+        ),
+        Question(
+            "peak_share_pct",
+            "float",
+            gettext_noop("Share of the time demand is at the peak (%)"),
+            gettext_noop(
+                "Optional, with the steady base: how much of the time your demand reaches the "
+                "peak GPU count (training runs, traffic peaks)."
+            ),
+            min=0,
+            max=100,
+            unit="%",
+            step="utilization",
+            optional=True,
         ),
         Question(
             "gpu_model",
@@ -345,6 +377,21 @@ QUESTIONS: dict[str, Question] = {
                 ("all", gettext_noop("All training data")),
             ),
             step="data",
+        ),
+        Question(
+            "cloud_share_pct",
+            "float",
+            gettext_noop("Share of the work whose data may run in the cloud (%)"),
+            gettext_noop(
+                "Optional. Only this share of the work may burst to the cloud. Left empty: 100 % "
+                "with no residency rule, 50 % when part of the data must stay, 0 % when all of it "
+                "must."
+            ),
+            min=0,
+            max=100,
+            unit="%",
+            step="data",
+            optional=True,
         ),
         Question(
             "sensitivity",
@@ -457,6 +504,102 @@ DERIVED_QUESTIONS: dict[str, Question] = {
 RULE_QUESTIONS: dict[str, Question] = {**QUESTIONS, **DERIVED_QUESTIONS}
 
 
+# Demand given as levels: both or neither. With both, the average utilization and
+# the demand shape follow from them and may be left out.
+DEMAND_LEVELS: tuple[str, ...] = ("base_gpus", "peak_share_pct")
+LEVELS_REPLACE: tuple[str, ...] = ("utilization_pct", "demand_shape")
+# The share of work whose data may leave, when not given: by the residency answer.
+CLOUD_SHARE_BY_RESIDENCY = {"none": 100.0, "partial": 50.0, "all": 0.0}
+# A given average may differ from the one the levels give by this much (points).
+UTILIZATION_TOLERANCE_PCT = 1.0
+
+
+def has_levels(answers: Mapping[str, Any]) -> bool:
+    return all(answers.get(key) is not None for key in DEMAND_LEVELS)
+
+
+def is_required(key: str, answers: Mapping[str, Any]) -> bool:
+    """Whether an answer must be given, with these other answers."""
+    if QUESTIONS[key].optional:
+        return False
+    return not (key in LEVELS_REPLACE and has_levels(answers))
+
+
+def demand_of(answers: Mapping[str, Any]) -> Demand:
+    """The demand profile the answers describe: the levels if given, else the average and shape."""
+    if has_levels(answers):
+        return Demand(
+            peak=answers["gpus"],
+            base=float(answers["base_gpus"]),
+            peak_share=answers["peak_share_pct"] / 100,
+        )
+    return Demand.from_average(
+        peak=answers["gpus"],
+        utilization=answers["utilization_pct"] / 100,
+        shape=answers["demand_shape"],
+    )
+
+
+def derived_answers(answers: Mapping[str, Any]) -> dict[str, Any]:
+    """The average utilization and the demand shape when the demand levels stand in for them."""
+    if not has_levels(answers):
+        return {}
+    demand = demand_of(answers)
+    derived = {
+        "utilization_pct": round(demand.utilization * 100, 2),
+        "demand_shape": demand.shape(),
+    }
+    return {key: value for key, value in derived.items() if answers.get(key) is None}
+
+
+def cloud_share_pct(answers: Mapping[str, Any]) -> float:
+    """The share of work whose data may run in the cloud: given, or by the residency answer."""
+    given = answers.get("cloud_share_pct")
+    if given is not None:
+        return float(given)
+    return CLOUD_SHARE_BY_RESIDENCY.get(answers.get("residency", "none"), 100.0)
+
+
+def answers_problems(
+    answers: Mapping[str, Any], *, name: Callable[[str], str] = str
+) -> dict[str, str]:
+    """What is wrong between answers that are each valid on their own, by key.
+
+    `name` says how a message names another answer (its key for files, its label on a page).
+    """
+    problems: dict[str, str] = {}
+    given = [key for key in DEMAND_LEVELS if answers.get(key) is not None]
+    if len(given) == 1:
+        missing = next(key for key in DEMAND_LEVELS if key not in given)
+        problems[missing] = gettext("give it together with “%(other)s”, or neither") % {
+            "other": name(given[0])
+        }
+    base, gpus = answers.get("base_gpus"), answers.get("gpus")
+    if base is not None and gpus is not None and base > gpus:
+        problems["base_gpus"] = gettext("must not exceed “%(gpus)s” (%(value)s), got %(base)s") % {
+            "gpus": name("gpus"),
+            "value": gpus,
+            "base": base,
+        }
+    elif gpus is not None and has_levels(answers) and answers.get("utilization_pct") is not None:
+        derived = demand_of(answers).utilization * 100
+        if abs(answers["utilization_pct"] - derived) > UTILIZATION_TOLERANCE_PCT:
+            problems["utilization_pct"] = gettext(
+                "%(given)s %% disagrees with “%(base)s” and “%(share)s”, which give "
+                "%(derived)s %%: leave it out or make them agree"
+            ) % {
+                "given": number_text(answers["utilization_pct"]),
+                "base": name("base_gpus"),
+                "share": name("peak_share_pct"),
+                "derived": f"{derived:.1f}",
+            }
+    if answers.get("residency") == "all" and (answers.get("cloud_share_pct") or 0) > 0:
+        problems["cloud_share_pct"] = gettext(
+            "must be 0 when “%(residency)s” is all (no data may leave), got %(value)s"
+        ) % {"residency": name("residency"), "value": number_text(answers["cloud_share_pct"])}
+    return problems
+
+
 def answers_validate(raw: Any) -> tuple[dict[str, Any], dict[str, str]]:
     """Check a whole answers document. Returns (answers, errors by key)."""
     if not isinstance(raw, Mapping):
@@ -465,14 +608,17 @@ def answers_validate(raw: Any) -> tuple[dict[str, Any], dict[str, str]]:
     errors: dict[str, str] = {}
     for key, question in QUESTIONS.items():
         if key not in raw:
-            errors[key] = gettext("missing (allowed: %(allowed)s)") % {
-                "allowed": question.allowed()
-            }
+            if is_required(key, raw):
+                errors[key] = gettext("missing (allowed: %(allowed)s)") % {
+                    "allowed": question.allowed()
+                }
         elif problem := question.problem(raw[key]):
             errors[key] = problem
         else:
             value = raw[key]
             answers[key] = float(value) if question.kind == "float" else value
+    for key, problem in answers_problems(answers).items():
+        errors.setdefault(key, problem)
     for key in raw:
         if key not in QUESTIONS and key not in OPTIONAL_KEYS:
             errors[key] = gettext("unknown key")
@@ -494,6 +640,6 @@ def step_answers(step: Step, answers: Mapping[str, Any]) -> dict[str, Any]:
 
 def first_incomplete_step(answers: Mapping[str, Any]) -> Step | None:
     for step in STEPS:
-        if any(key not in answers for key in step.keys):
+        if any(key not in answers and is_required(key, answers) for key in step.keys):
             return step
     return None

@@ -150,12 +150,19 @@ def outcomes_ranked(rounded: Sequence[float], allowed: Sequence[int]) -> list[in
     return sorted(allowed, key=lambda o: (-rounded[o], o))
 
 
+# A derived answer: outcomes the cost model shows to be no real choice, with the reason
+# in both languages ({outcome: {"en": ..., "zh": ...}}), e.g. a hybrid that owns every GPU.
+COST_EXCLUDES = "cost_excludes"
+
+
 def exclusions(
     answers: Mapping[str, Any], constraints: Sequence[HardConstraint]
 ) -> tuple[dict[str, Text], dict[str, list[Text]]]:
     """(outcomes removed with the first reason, warnings per outcome) for these answers."""
     excluded: dict[str, Text] = {}
     warnings: dict[str, list[Text]] = {}
+    for outcome, reason in (answers.get(COST_EXCLUDES) or {}).items():
+        excluded[outcome] = Text.from_dict(reason)
     for constraint in constraints:
         if not constraint.applies_to(answers.get(constraint.question)):
             continue

@@ -1,0 +1,85 @@
+"""Cash-flow lines: a one-off amount in a month, or an amount per month over a span.
+
+The cost model writes every formula once as such lines. Searches only add
+them up (`lines_total`); the monthly table spreads the very same lines over
+the months (`lines_monthly`), and present value and yearly sums are read off
+that table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import NamedTuple
+
+import numpy as np
+import pandas as pd
+
+
+class Line(NamedTuple):
+    name: str
+    amount: float  # USD, once or per month
+    start: float  # per-month lines run over months (start, end]; may be fractional
+    end: float  # one-off lines are paid in month `end`
+    monthly: bool
+
+
+def once(name: str, amount: float, month: float = 0) -> Line:
+    return Line(name, amount, month, month, False)
+
+
+def per_month(name: str, amount: float, start: float, end: float) -> Line:
+    return Line(name, amount, start, end, True)
+
+
+def lines_total(lines: list[Line]) -> float:
+    return sum(
+        line.amount * max(0.0, line.end - line.start) if line.monthly else line.amount
+        for line in lines
+    )
+
+
+def lines_monthly(lines: list[Line], months: int) -> np.ndarray:
+    """Amounts per line (rows) and month 0..months (columns)."""
+    month = np.arange(months + 1, dtype=float)
+    amount = np.array([line.amount for line in lines], dtype=float)[:, None]
+    start = np.array([line.start for line in lines], dtype=float)[:, None]
+    end = np.array([line.end for line in lines], dtype=float)[:, None]
+    monthly = np.array([line.monthly for line in lines], dtype=bool)[:, None]
+    # Month m covers the time (m-1, m]: its share of a line is the overlap.
+    share = np.clip(np.minimum(end, month) - np.maximum(start, month - 1), 0.0, None)
+    paid_once = np.isclose(month, np.ceil(end))
+    amounts: np.ndarray = amount * np.where(monthly, share, paid_once)
+    return amounts
+
+
+def cashflow_frame(lines_by_option: Mapping[str, list[Line]], months: int) -> pd.DataFrame:
+    """Monthly cash flow (rows: months 0..H) per option and line (MultiIndex columns)."""
+    blocks = []
+    columns = []
+    for option, lines in lines_by_option.items():
+        blocks.append(lines_monthly(lines, months))
+        columns += [(option, line.name) for line in lines]
+    return pd.DataFrame(
+        np.vstack(blocks).T,
+        index=pd.RangeIndex(months + 1, name="month"),
+        columns=pd.MultiIndex.from_tuples(columns, names=["option", "line"]),
+    )
+
+
+def by_option(frame: pd.DataFrame) -> pd.DataFrame:
+    """Monthly totals per option (columns)."""
+    return frame.T.groupby(level="option", sort=False).sum().T
+
+
+def present_values(monthly: pd.DataFrame, rate: float) -> dict[str, float]:
+    """Each option's cash flow discounted to month 0 at `rate` a year."""
+    months = monthly.index.to_numpy(dtype=float)
+    factor = (1.0 + rate) ** (-months / 12)
+    return {str(option): float((monthly[option].to_numpy() * factor).sum()) for option in monthly}
+
+
+def yearly(monthly: pd.DataFrame) -> dict[str, list[float]]:
+    """Each option's spending per year: year k holds months 12(k-1)+1 .. 12k (month 0 in year 1)."""
+    years = np.maximum(np.ceil(monthly.index.to_numpy(dtype=float) / 12), 1).astype(int)
+    grouped = monthly.groupby(years).sum()
+    return {str(option): [float(v) for v in grouped[option]] for option in monthly}
