@@ -119,8 +119,10 @@ def newer_basis(assessment: Assessment) -> dict[str, Any] | None:
         and assessment.ruleset is not None
         and current.version > assessment.ruleset.version
     )
-    figures = pinned_figures(assessment)
-    newer_figures = figures is not None and figures_as_dict(figures) != figures_as_dict(
+    # Compared as saved: a figure added to the model since counts as newer too.
+    pinned = pinned_figures(assessment) is not None and assessment.result is not None
+    saved = figures_from_dict(assessment.result["figures"]) if pinned else None
+    newer_figures = saved is not None and figures_as_dict(saved) != figures_as_dict(
         Assumption.for_gpu_model(assessment.answers["gpu_model"])
     )
     if not (newer_rules or newer_figures):
