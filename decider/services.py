@@ -120,8 +120,8 @@ def newer_basis(assessment: Assessment) -> dict[str, Any] | None:
         and current.version > assessment.ruleset.version
     )
     # Compared as saved: a figure added to the model since counts as newer too.
-    pinned = pinned_figures(assessment) is not None and assessment.result is not None
-    saved = figures_from_dict(assessment.result["figures"]) if pinned else None
+    snapshot = assessment.result if pinned_figures(assessment) is not None else None
+    saved = figures_from_dict(snapshot["figures"]) if snapshot else None
     newer_figures = saved is not None and figures_as_dict(saved) != figures_as_dict(
         Assumption.for_gpu_model(assessment.answers["gpu_model"])
     )
