@@ -14,6 +14,7 @@ import plotly.graph_objects as go
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
+from decider.engine.costs import LINE_LABELS
 from decider.engine.figures import FIGURES
 from decider.engine.outcomes import cost_option_label
 
@@ -389,12 +390,67 @@ def chart_tornado(costs: dict) -> Chart:
     return Chart("tornado", title, summary, figure, headers, rows)
 
 
+def chart_breakdown(costs: dict) -> Chart:
+    """What each option's total is made of: stacked bars, the resale credit below zero."""
+    currency = costs["currency"]
+    options = list(costs["breakdown"])
+    used = [
+        line
+        for line in LINE_LABELS
+        if any(costs["breakdown"][option].get(line) for option in options)
+    ]
+    names = [_option_name(costs, option) for option in options]
+    traces = [
+        go.Bar(
+            x=names,
+            y=[costs["breakdown"][option].get(line) or 0 for option in options],
+            name=_(LINE_LABELS[line]),
+        )
+        for line in used
+    ]
+    cheapest = costs["cheapest"]
+    title = _("What each option's cost is made of")
+    summary = _(
+        "The largest line of %(option)s is %(line)s: %(amount)s of %(total)s over %(months)s months."
+    ) % _largest_line(costs, cheapest if cheapest in costs["breakdown"] else "onprem")
+    figure = _figure(
+        traces,
+        title=title,
+        x_title="",
+        y_title=_("Total over the horizon (%(currency)s)") % {"currency": currency},
+        barmode="relative",
+        height=460,
+    )
+    headers = [_("Cost line")] + [f"{name} ({currency})" for name in names]
+    rows = [
+        [_(LINE_LABELS[line])] + [costs["breakdown"][o].get(line) for o in options] for line in used
+    ]
+    rows.append([_("Total")] + [costs["totals"][o] for o in options])
+    rows.append([_("Present value")] + [costs["present_value"][o] for o in options])
+    return Chart("breakdown", title, summary, figure, headers, rows)
+
+
+def _largest_line(costs: dict, option: str) -> dict[str, Any]:
+    if option == "cloud":
+        option = costs["cheapest_cloud_mode"]
+    lines = costs["breakdown"][option]
+    line = max(lines, key=lambda name: lines[name] or 0)
+    return {
+        "option": cost_option_label(option),
+        "line": _(LINE_LABELS[line]),
+        "amount": _money(lines[line] or 0, costs["currency"]),
+        "total": _money(costs["totals"][option], costs["currency"]),
+        "months": costs["horizon_months"],
+    }
+
+
 def charts_for(costs: dict) -> list[Chart]:
     return [
         chart_cumulative(costs),
         chart_per_hour(costs),
         chart_hybrid(costs),
         chart_tornado(costs),
+        chart_breakdown(costs),
     ]
 
 

@@ -103,6 +103,18 @@ class StepForm(forms.Form):
     def cost_fields(self) -> list[forms.BoundField]:
         return []
 
+    def notes(self) -> list[str]:
+        """What the saved answers of this step imply (the average the demand levels give)."""
+        if not set(questionnaire.DEMAND_LEVELS) <= set(self.step.keys):
+            return []
+        if not questionnaire.has_levels(self.saved) or "gpus" not in self.saved:
+            return []
+        demand = questionnaire.demand_of(self.saved)
+        return [
+            _("From the steady base and the time at the peak: %(pct)s %% average utilization.")
+            % {"pct": f"{demand.utilization * 100:.1f}"}
+        ]
+
 
 class FiguresStepForm(StepForm):
     """The last step: its questions and the cost figures set for the assessment."""

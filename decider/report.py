@@ -63,21 +63,21 @@ def confidence_words(margin: float | None) -> str:
 
 
 def answers_table(answers: Mapping[str, Any]) -> list[dict[str, Any]]:
-    return [
-        {
-            "step": _(step.title),
-            "slug": step.slug,
-            "rows": [
-                (
-                    _(questionnaire.QUESTIONS[key].label),
-                    questionnaire.QUESTIONS[key].display(answers[key]),
-                )
-                for key in step.keys
-                if key in answers
-            ],
-        }
-        for step in questionnaire.STEPS
-    ]
+    derived = questionnaire.derived_answers(answers)
+    groups = []
+    for step in questionnaire.STEPS:
+        rows = []
+        for key in step.keys:
+            question = questionnaire.QUESTIONS[key]
+            if key in answers:
+                rows.append((_(question.label), question.display(answers[key])))
+            elif key in derived:
+                shown = _("%(value)s (from the steady base and the time at the peak)") % {
+                    "value": question.display(derived[key])
+                }
+                rows.append((_(question.label), shown))
+        groups.append({"step": _(step.title), "slug": step.slug, "rows": rows})
+    return groups
 
 
 def _summary(outcome: str | None) -> str:
@@ -108,14 +108,104 @@ def result_context(assessment: Assessment, *, currency: str) -> dict[str, Any]:
         "charts": charts_for(costs),
         "checklist": checklist_for(recommendation, assessment.answers, migration),
         "answers_table": answers_table(assessment.answers),
-        "totals": [
-            {"key": key, "label": cost_option_label(key), "total": costs["totals"][key]}
-            for key in COST_OPTIONS
-        ],
+        "totals": _total_rows(costs),
+        "yearly_rows": _yearly_rows(costs),
+        "cost_notes": cost_notes(costs),
         "assumption_rows": _figure_rows(costs, overrides=assessment.answers.get("costs", {})),
         "progress": progress(assessment.answers, None),
         "first_step": questionnaire.STEPS[0].slug,
     }
+
+
+def _total_rows(costs: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Each cost option's plain total and present value; options the constraints rule out marked."""
+    compared = costs["options_compared"]
+    rows = []
+    for key in COST_OPTIONS:
+        outcome = "cloud" if key.startswith("cloud") else key
+        label = cost_option_label(key)
+        if key == "hybrid":
+            label = _("%(label)s (own %(gpus)s GPUs)") % {
+                "label": label,
+                "gpus": costs["hybrid_owned_gpus"],
+            }
+        elif key == "cloud_committed":
+            label = _("%(label)s (%(gpus)s GPUs committed)") % {
+                "label": label,
+                "gpus": costs["cloud_committed_gpus"],
+            }
+        rows.append(
+            {
+                "key": key,
+                "label": label,
+                "total": costs["totals"][key],
+                "present_value": costs["present_value"][key],
+                "compared": outcome in compared,
+            }
+        )
+    return rows
+
+
+def _yearly_rows(costs: Mapping[str, Any]) -> list[list[Any]]:
+    """Year by year, each option's spending."""
+    years = len(next(iter(costs["yearly"].values())))
+    return [
+        [year + 1] + [costs["yearly"][key][year] for key in COST_OPTIONS] for year in range(years)
+    ]
+
+
+def cost_notes(costs: Mapping[str, Any]) -> list[str]:
+    """What a reader of the cost section must not miss, in sentences."""
+    currency = costs["currency"]
+    notes = []
+    if against := costs.get("against_rule_of_thumb"):
+        figure = (
+            FIGURES[against["figure"]].label.get(get_language() or "en")
+            if against["figure"]
+            else ""
+        )
+        notes.append(
+            _(
+                "At %(pct)s %% average utilization the source's rule of thumb favours "
+                "%(expected)s, yet %(cheapest)s costs less here. The figure that decides it "
+                "most is “%(figure)s”: check it against your own quotes."
+            )
+            % {
+                "pct": f"{against['utilization_pct']:g}",
+                "expected": outcome_name(against["expected"]),
+                "cheapest": cost_option_label(against["cloud_mode"])
+                if against["cheapest"] == "cloud"
+                else outcome_name(against["cheapest"]),
+                "figure": figure,
+            }
+        )
+    if costs.get("onprem_delay_months"):
+        notes.append(
+            _(
+                "Work on data that must stay cannot run in the cloud while the hardware "
+                "arrives: its first jobs wait %(months)s months."
+            )
+            % {"months": f"{costs['onprem_delay_months']:g}"}
+        )
+    if costs.get("onprem_hires_fte"):
+        notes.append(
+            _(
+                "Owning needs %(fte)s FTE more than your team has; their pay and recruiting are "
+                "in the on-premises cost, and they take %(months)s months to hire."
+            )
+            % {
+                "fte": f"{costs['onprem_hires_fte']:g}",
+                "months": f"{costs['assumptions']['hiring_months']['value']:g}",
+            }
+        )
+    notes.append(
+        _(
+            "Present values discount later spending at %(rate)s %% a year (the cost of "
+            "capital); the cost verdict compares them. Totals are plain sums in %(currency)s."
+        )
+        % {"rate": f"{costs['discount_rate'] * 100:g}", "currency": currency}
+    )
+    return notes
 
 
 def _outcomes_explained(result: scoring.Result) -> list[dict[str, Any]]:

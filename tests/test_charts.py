@@ -13,7 +13,7 @@ from decider.charts import (
 from decider.engine.costs import CostAnswers, costs_compute
 from tests.factories import shipped_figures
 
-KEYS = ["cumulative", "per_hour", "hybrid", "tornado"]
+KEYS = ["cumulative", "per_hour", "hybrid", "tornado", "breakdown"]
 ANSWER_FIELDS = {field.name for field in fields(CostAnswers)}
 
 
@@ -53,7 +53,7 @@ def charts(costs) -> dict[str, Chart]:
         return {chart.key: chart for chart in charts_for(costs)}
 
 
-def test_four_charts_in_order(costs):
+def test_five_charts_in_order(costs):
     with override("en"):
         result = charts_for(costs)
     assert [chart.key for chart in result] == KEYS
@@ -241,3 +241,19 @@ def test_cny_labels_axes_with_cny():
     assert "CNY" in charts["hybrid"].summary
     for chart in charts.values():
         json.dumps(chart.figure)
+
+
+def test_breakdown_stacks_every_line_with_the_resale_credit_below_zero(costs, charts):
+    chart = charts["breakdown"]
+    assert chart.figure["layout"]["barmode"] == "relative"
+    resale = next(t for t in chart.figure["data"] if t["name"] == "Resale credit")
+    assert min(resale["y"]) < 0
+    by_name = {row[0]: row[1:] for row in chart.table_rows}
+    for i, option in enumerate(costs["breakdown"]):
+        lines = [
+            values[i] or 0
+            for name, values in by_name.items()
+            if name not in ("Total", "Present value")
+        ]
+        assert sum(lines) == pytest.approx(costs["totals"][option], abs=1)
+        assert by_name["Present value"][i] == costs["present_value"][option]

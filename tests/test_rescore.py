@@ -173,7 +173,9 @@ def test_a_result_scored_before_new_figures_existed_still_shows(client, rules):
     assessment.refresh_from_db()
     older = {**assessment.result}
     for key in ("assumptions", "figures"):
-        older[key] = {k: v for k, v in older[key].items() if k not in ("discount_rate", "hire_cost")}
+        older[key] = {
+            k: v for k, v in older[key].items() if k not in ("discount_rate", "hire_cost")
+        }
     type(assessment).objects.filter(pk=assessment.pk).update(result=older)
     page = client.get(reverse("decider-result", args=[edit]))
     assert page.status_code == 200

@@ -43,6 +43,7 @@ from decider.engine.figures import (
     figures_as_dict,
     figures_values,
 )
+from decider.engine.i18n import gettext_noop
 from decider.engine.outcomes import COST_OPTIONS
 
 HOURS_PER_MONTH = 730
@@ -60,6 +61,28 @@ SENSITIVITY_STEP = 0.2
 # The source's rule of thumb (§七): at or above 70 % average utilization owning
 # is cheaper, at or below 30 % renting is.
 SELF_BUILD_FROM, CLOUD_UP_TO = 0.70, 0.30
+
+# Every cost line an option can have, in the order a breakdown shows them.
+LINE_LABELS: dict[str, str] = {
+    "servers": gettext_noop("Servers"),
+    "network": gettext_noop("Network (InfiniBand)"),
+    "storage": gettext_noop("Storage hardware"),
+    "spares": gettext_noop("Spare parts"),
+    "setup": gettext_noop("Set-up"),
+    "bridge": gettext_noop("Cloud while the hardware arrives"),
+    "power": gettext_noop("Power"),
+    "colocation": gettext_noop("Colocation"),
+    "maintenance": gettext_noop("Maintenance"),
+    "licences": gettext_noop("Software licences"),
+    "residual": gettext_noop("Resale credit"),
+    "gpu_committed": gettext_noop("Cloud GPUs committed"),
+    "gpu": gettext_noop("Cloud GPU-hours"),
+    "cloud_storage": gettext_noop("Cloud storage"),
+    "egress": gettext_noop("Data egress"),
+    "hiring": gettext_noop("Recruiting"),
+    "staff": gettext_noop("Staff hired for the owned cluster"),
+    "cloud_staff": gettext_noop("Staff hired for the cloud platform"),
+}
 
 # Ties between equally cheap options go to the smaller commitment.
 _TIE_ORDER = ("cloud", "hybrid", "onprem")

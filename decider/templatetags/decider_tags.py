@@ -33,3 +33,11 @@ def cell(value) -> str:
 @register.filter
 def get_item(mapping, key):
     return mapping.get(key) if mapping else None
+
+
+@register.filter
+def pct(value) -> str:
+    """0.08 -> '8 %' (a share shown as a percentage)."""
+    if value is None or value == "":
+        return "—"
+    return f"{float(value) * 100:g} %"
