@@ -177,9 +177,19 @@ def _figure_schema(name: str) -> dict[str, Any]:
 
 
 def _answers_document_schema() -> dict[str, Any]:
+    levels, replaced = questionnaire.DEMAND_LEVELS, questionnaire.LEVELS_REPLACE
+    always = [
+        key
+        for key, question in questionnaire.QUESTIONS.items()
+        if not question.optional and key not in replaced
+    ]
     return {
         "type": "object",
-        "required": list(questionnaire.ANSWER_KEYS),
+        "required": always,
+        # The demand: an average (utilization and shape), or the two levels (base and
+        # time at the peak), which are given together or not at all.
+        "anyOf": [{"required": list(replaced)}, {"required": list(levels)}],
+        "dependentRequired": {key: [other for other in levels if other != key] for key in levels},
         "additionalProperties": False,
         "properties": {key: _answer_schema(q) for key, q in questionnaire.QUESTIONS.items()}
         | {

@@ -128,6 +128,15 @@ def test_the_openapi_document_describes_both_endpoints_from_the_questionnaire(cl
     assert "all" in properties["residency"]["enum"]
 
 
+def test_the_openapi_document_lets_the_demand_levels_replace_the_average(client):
+    answers = client.get(reverse("decider-api-openapi")).json()
+    spec_answers = answers["components"]["schemas"]["Answers"]
+    assert "stage" in spec_answers["required"]
+    assert not {"utilization_pct", "demand_shape", "base_gpus"} & set(spec_answers["required"])
+    assert {"required": ["base_gpus", "peak_share_pct"]} in spec_answers["anyOf"]
+    assert spec_answers["dependentRequired"]["base_gpus"] == ["peak_share_pct"]
+
+
 def test_a_name_with_a_newline_is_kept_on_one_line(client, rules):
     data = _post(client, {"name": "Plan\nB", "answers": make_answers()}).json()
     assert data["name"] == "Plan B"

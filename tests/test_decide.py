@@ -121,3 +121,60 @@ def test_a_missing_file_exits_2(rules, capsys):
         call_command("decide", "/nonexistent/answers.json")
     assert exit.value.code == 2
     assert "cannot read" in capsys.readouterr().err
+
+
+def _levels(**changes):
+    """Answers that give the demand as a steady base and bursts instead of an average."""
+    answers = make_answers("inference", gpus=96, base_gpus=64, peak_share_pct=20.0)
+    del answers["utilization_pct"], answers["demand_shape"]
+    return answers | changes
+
+
+def test_the_steady_base_and_time_at_the_peak_replace_the_average(rules, tmp_path, capsys):
+    code, out, err = run_decide(tmp_path, capsys, _levels(), "--format", "json")
+    assert code == 0, err
+    demand = json.loads(out)["costs"]["demand"]
+    # 64 always busy, 32 more a fifth of the time: 70.4 of 96 GPUs on average.
+    assert demand == {
+        "peak_gpus": 96,
+        "base_gpus": 64,
+        "peak_share_pct": 20.0,
+        "utilization_pct": 73.33,
+    }
+
+
+def test_an_average_that_agrees_with_the_levels_may_be_given_too(rules, tmp_path, capsys):
+    code, _out, err = run_decide(tmp_path, capsys, _levels(utilization_pct=73.0))
+    assert code == 0, err
+
+
+def test_an_average_that_disagrees_with_the_levels_names_both_keys(rules, tmp_path, capsys):
+    code, out, err = run_decide(tmp_path, capsys, _levels(utilization_pct=50.0))
+    assert code == 2 and out == ""
+    assert err.startswith("utilization_pct: 50 % disagrees with “base_gpus” and “peak_share_pct”")
+    assert "73.3 %" in err
+
+
+@pytest.mark.parametrize(
+    ("changes", "key", "message"),
+    [
+        ({"peak_share_pct": None}, "peak_share_pct", "together with “base_gpus”"),
+        ({"base_gpus": 97}, "base_gpus", "must not exceed “gpus” (96), got 97"),
+        ({"base_gpus": 6.5}, "base_gpus", ""),
+        ({"peak_share_pct": 101}, "peak_share_pct", ""),
+    ],
+)
+def test_bad_demand_levels_exit_2_naming_the_key(rules, tmp_path, capsys, changes, key, message):
+    answers = {k: v for k, v in (_levels() | changes).items() if v is not None}
+    code, _out, err = run_decide(tmp_path, capsys, answers)
+    assert code == 2
+    line = next(line for line in err.splitlines() if line.startswith(f"{key}: "))
+    assert message in line
+
+
+def test_without_the_levels_the_average_is_still_required(rules, tmp_path, capsys):
+    answers = _levels()
+    del answers["base_gpus"], answers["peak_share_pct"]
+    code, _out, err = run_decide(tmp_path, capsys, answers)
+    assert code == 2
+    assert "utilization_pct" in err

@@ -171,3 +171,48 @@ def test_the_result_sends_an_incomplete_assessment_to_its_first_missing_step(cli
     _assessment, token, _view = make_assessment(answers=answers)
     response = client.get(reverse("decider-result", args=[token]))
     assert response.url == step_url(token, "data")
+
+
+def test_the_steady_base_and_time_at_the_peak_stand_in_for_the_average(client, rules):
+    assessment, token, _view = make_assessment(answers=make_answers("inference"))
+    data = STEP_POSTS["utilization"] | {
+        "utilization_pct": "",
+        "gpus": "96",
+        "base_gpus": "64",
+        "peak_share_pct": "20",
+        "next": "1",
+    }
+    response = client.post(step_url(token, "utilization"), data)
+    assert response.status_code == 302, response.content.decode()[:2000]
+    assessment.refresh_from_db()
+    assert assessment.answers["base_gpus"] == 64
+    assert "utilization_pct" not in assessment.answers  # cleared: it follows from the levels
+    page = client.get(step_url(token, "utilization")).content.decode()
+    assert "73.3 % average utilization" in page
+
+
+@pytest.mark.parametrize(
+    ("changes", "field", "message"),
+    [
+        ({"utilization_pct": "40"}, "utilization_pct", "disagrees with"),
+        ({"peak_share_pct": ""}, "peak_share_pct", "together with"),
+        ({"base_gpus": "100"}, "base_gpus", "must not exceed"),
+        ({"utilization_pct": "", "base_gpus": ""}, "utilization_pct", "steady base"),
+    ],
+)
+def test_demand_levels_that_do_not_add_up_are_shown_next_to_the_field(
+    client, rules, changes, field, message
+):
+    assessment, token, _view = make_assessment(answers=make_answers("inference"))
+    before = dict(assessment.answers)
+    data = STEP_POSTS["utilization"] | {
+        "gpus": "96",
+        "base_gpus": "64",
+        "peak_share_pct": "20",
+        "next": "1",
+    }
+    page = client.post(step_url(token, "utilization"), data | changes).content.decode()
+    field_html = page.split(f'id="field-{field}"')[1].split('class="field')[0]
+    assert 'class="error"' in field_html and message in field_html
+    assessment.refresh_from_db()
+    assert assessment.answers == before
