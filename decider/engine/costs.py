@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Any, NamedTuple, cast
 
 import numpy as np
@@ -127,8 +128,8 @@ class CostAnswers:
         if not 0 <= self.cloud_share <= 1:
             raise ValueError(f"cloud_share must be within 0..1, got {self.cloud_share!r}")
 
-    @property
-    def demand(self) -> Demand:
+    @cached_property
+    def demand(self) -> Demand:  # read hundreds of times per computation
         if self.base_gpus is None:
             return Demand.from_average(
                 peak=self.gpus, utilization=self.utilization, shape=self.demand_shape
@@ -343,12 +344,18 @@ def _option_lines(
 # --- the options ---------------------------------------------------------------
 
 
-def _plans(params: Mapping[str, float], answers: CostAnswers, hybrid: _Plan) -> dict[str, _Plan]:
+def _fixed_plans(answers: CostAnswers) -> dict[str, _Plan]:
+    """The options that need no search."""
     return {
         "onprem": _Plan(answers.gpus, 0),
         "cloud_on_demand": _Plan(0, 0),
         # Reserving the whole peak around the clock, for the whole horizon.
         "cloud_reserved": _Plan(0, answers.gpus),
+    }
+
+
+def _plans(params: Mapping[str, float], answers: CostAnswers, hybrid: _Plan) -> dict[str, _Plan]:
+    return _fixed_plans(answers) | {
         "cloud_committed": _Plan(0, _best_commitment(params, answers, 0)),
         "hybrid": hybrid,
     }
@@ -442,7 +449,7 @@ def _per_hour(params: Mapping[str, float], answers: CostAnswers) -> dict[str, li
     }
     for pct in UTILIZATION_GRID_PCT:
         at = answers.at_utilization(pct / 100)
-        plans = _plans(params, at, _Plan(0, 0))
+        plans = _fixed_plans(at)
         useful_hours = at.gpus * HOURS_PER_MONTH * at.utilization * at.horizon_months
         for key, values in curves.items():
             total = lines_total(_option_lines(params, at, key, plans[key]))
