@@ -31,7 +31,7 @@ from decider.models import Assessment, ReportPdf
 
 PAPERS = {"a4": "A4", "letter": "Letter"}
 # Bump when the report template changes so cached PDFs are made again.
-REPORT_FORMAT = 3
+REPORT_FORMAT = 4  # 4: cost breakdown, present value, yearly cash flow
 KEEP_PER_ASSESSMENT = 8
 ORIGIN = "http://decider.report"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run"]
