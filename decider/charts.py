@@ -390,6 +390,30 @@ def chart_tornado(costs: dict) -> Chart:
     return Chart("tornado", title, summary, figure, headers, rows)
 
 
+# One colour per cost line, by family: owned hardware blues, running it oranges, the
+# resale credit green, cloud teals and purples, people greys.
+LINE_COLORS: dict[str, str] = {
+    "servers": "#08519c",
+    "network": "#3182bd",
+    "storage": "#6baed6",
+    "spares": "#9ecae1",
+    "setup": "#c6dbef",
+    "bridge": "#6a51a3",
+    "power": "#a63603",
+    "colocation": "#e6550d",
+    "maintenance": "#fd8d3c",
+    "licences": "#fdd0a2",
+    "residual": "#31a354",
+    "gpu_committed": "#00695c",
+    "gpu": "#26a69a",
+    "cloud_storage": "#9e9ac8",
+    "egress": "#dadaeb",
+    "hiring": "#252525",
+    "staff": "#636363",
+    "cloud_staff": "#bdbdbd",
+}
+
+
 def chart_breakdown(costs: dict) -> Chart:
     """What each option's total is made of: stacked bars, the resale credit below zero."""
     currency = costs["currency"]
@@ -405,6 +429,7 @@ def chart_breakdown(costs: dict) -> Chart:
             x=names,
             y=[costs["breakdown"][option].get(line) or 0 for option in options],
             name=_(LINE_LABELS[line]),
+            marker={"color": LINE_COLORS[line], "line": {"color": "#ffffff", "width": 0.5}},
         )
         for line in used
     ]

@@ -257,3 +257,13 @@ def test_breakdown_stacks_every_line_with_the_resale_credit_below_zero(costs, ch
         ]
         assert sum(lines) == pytest.approx(costs["totals"][option], abs=1)
         assert by_name["Present value"][i] == costs["present_value"][option]
+
+
+def test_breakdown_tells_every_cost_line_apart_by_colour(charts):
+    from decider.charts import LINE_COLORS
+    from decider.engine.costs import LINE_LABELS
+
+    assert set(LINE_COLORS) == set(LINE_LABELS)
+    assert len(set(LINE_COLORS.values())) == len(LINE_COLORS)
+    colours = [trace["marker"]["color"] for trace in charts["breakdown"].figure["data"]]
+    assert len(set(colours)) == len(colours)
