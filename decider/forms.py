@@ -103,17 +103,20 @@ class StepForm(forms.Form):
     def cost_fields(self) -> list[forms.BoundField]:
         return []
 
-    def notes(self) -> list[str]:
-        """What the saved answers of this step imply (the average the demand levels give)."""
-        if not set(questionnaire.DEMAND_LEVELS) <= set(self.step.keys):
-            return []
+    # The sentence under the demand levels; app.js fills it in as they are typed.
+    DERIVED_NOTE = _(
+        "From the steady base and the time at the peak: %(pct)s %% average utilization."
+    )
+
+    def derived_note(self) -> str:
+        """The average utilization the saved demand levels give, or "" without them."""
         if not questionnaire.has_levels(self.saved) or "gpus" not in self.saved:
-            return []
+            return ""
         demand = questionnaire.demand_of(self.saved)
-        return [
-            _("From the steady base and the time at the peak: %(pct)s %% average utilization.")
-            % {"pct": f"{demand.utilization * 100:.1f}"}
-        ]
+        return self.DERIVED_NOTE % {"pct": f"{demand.utilization * 100:.1f}"}
+
+    def derived_note_template(self) -> str:
+        return self.DERIVED_NOTE % {"pct": "__pct__"}
 
 
 class FiguresStepForm(StepForm):

@@ -92,3 +92,31 @@ def test_a_chinese_browser_gets_the_chinese_interface(browser, live_server, rule
     expect(page.get_by_role("button", name="开始评估")).to_be_visible()
     page.get_by_role("button", name="English").click()
     expect(page.get_by_role("button", name="Start the assessment")).to_be_visible()
+
+
+def test_the_steady_base_and_bursts_give_the_average_as_they_are_typed(browser, live_server, rules):
+    page = new_page(browser)
+    page.goto(live_server.url)
+    page.get_by_label("Production inference service").check()
+    page.get_by_role("button", name="Start the assessment").click()
+    page.get_by_role("button", name="Next").click()
+    note = page.locator("#derived-utilization")
+    expect(note).to_be_hidden()
+    page.get_by_label("Expected average GPU utilization (%)").fill("")
+    page.get_by_label("GPUs needed at peak").fill("96")
+    page.get_by_label("GPUs busy around the clock (the steady base)").fill("64")
+    page.get_by_label("Share of the time demand is at the peak (%)").fill("20")
+    expect(note).to_have_text(
+        "From the steady base and the time at the peak: 73.3 % average utilization."
+    )
+    page.get_by_role("button", name="Next").click()
+    expect(page.get_by_role("heading", name="Operations capability")).to_be_visible()
+    page.get_by_role("button", name="Back").click()
+    expect(page.get_by_label("GPUs busy around the clock (the steady base)")).to_have_value("64")
+    expect(note).to_contain_text("73.3 %")
+    # A base above the peak: no average, and the server says why next to the field.
+    page.get_by_label("GPUs busy around the clock (the steady base)").fill("100")
+    expect(note).to_be_hidden()
+    page.get_by_role("button", name="Next").click()
+    expect(page.locator("#field-base_gpus .error")).to_contain_text("must not exceed")
+    assert page.errors == []

@@ -23,3 +23,19 @@ document.addEventListener("htmx:afterSwap", () => {
   heading.setAttribute("tabindex", "-1");
   heading.focus();
 });
+// The utilization step: the average the steady base and the time at the peak give,
+// recomputed as they are typed (the server says the same once the step is saved).
+document.addEventListener("input", (event) => {
+  const form = event.target.closest("form");
+  const note = form && form.querySelector("#derived-utilization");
+  if (!note) return;
+  const number = (name) => parseFloat(form.elements[name] ? form.elements[name].value : "");
+  const peak = number("gpus");
+  const base = number("base_gpus");
+  const share = number("peak_share_pct");
+  const valid = peak > 0 && base >= 0 && base <= peak && share >= 0 && share <= 100;
+  note.hidden = !valid;
+  if (!valid) return;
+  const pct = ((base + (peak - base) * share / 100) / peak) * 100;
+  note.textContent = note.dataset.template.replace("__pct__", pct.toFixed(1));
+});
