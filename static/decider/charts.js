@@ -21,8 +21,31 @@
       figure.layout.height = Number(el.dataset.height || 320);
       config = { displayModeBar: false, staticPlot: true };
     }
-    return Plotly.newPlot(el, figure.data, figure.layout, config).then(() => {
-      el.dataset.drawn = "true";
+    return Plotly.newPlot(el, figure.data, figure.layout, config)
+      .then(() => fitLegend(el))
+      .then(() => {
+        el.dataset.drawn = "true";
+        if (el.on) el.on("plotly_afterplot", () => fitLegend(el));
+      });
+  }
+
+  // A legend below the chart wraps onto more rows as the chart narrows (a phone,
+  // paper). Pin it to the bottom edge and make room for as many rows as it has,
+  // so it never runs into the x-axis title.
+  const AXIS_ROOM = 58; // tick labels and the axis title under the plot (px)
+  function fitLegend(el) {
+    const legend = el._fullLayout && el._fullLayout.legend;
+    if (!legend || legend.orientation !== "h" || !legend._height) return Promise.resolve();
+    const bottom = Math.ceil(AXIS_ROOM + legend._height);
+    const margin = (el.layout.margin && el.layout.margin.b) || 0;
+    if (el.layout.legend.yref === "container" && Math.abs(margin - bottom) < 2) {
+      return Promise.resolve();
+    }
+    return Plotly.relayout(el, {
+      "legend.yref": "container",
+      "legend.y": 0,
+      "legend.yanchor": "bottom",
+      "margin.b": bottom,
     });
   }
 
