@@ -52,14 +52,45 @@ def progress(answers: Mapping[str, Any], current: questionnaire.Step | None) -> 
     ]
 
 
-def confidence_words(margin: float | None) -> str:
-    if margin is None:
-        return _("the only option left by the constraints")
+def confidence_words(margin: float) -> str:
     if margin < 5:
         return _("a close call")
     if margin < 15:
         return _("a clear lead")
     return _("a strong lead")
+
+
+def score_sentence(
+    *, score: float, margin: float | None, runner_up: str | None, cost_order: list[str]
+) -> str:
+    """The line under the verdict: its score, and its lead over the runner-up (or why an
+    equal score still goes first)."""
+    if margin is None:
+        return _(
+            "On your answers it scores %(score)s of 100 and is the only option the "
+            "constraints leave."
+        ) % {"score": score}
+    values = {"score": score, "runner": outcome_name(runner_up)}
+    if margin == 0:
+        if runner_up in cost_order:
+            return (
+                _(
+                    "On your answers it scores %(score)s of 100, level with %(runner)s; it goes "
+                    "first because it costs less in present value."
+                )
+                % values
+            )
+        return (
+            _(
+                "On your answers it scores %(score)s of 100, level with %(runner)s: weigh the "
+                "two yourself."
+            )
+            % values
+        )
+    return _(
+        "On your answers it scores %(score)s of 100: %(confidence)s of %(margin)s points "
+        "over %(runner)s."
+    ) % {**values, "margin": margin, "confidence": confidence_words(margin)}
 
 
 def answers_table(answers: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -100,8 +131,12 @@ def result_context(assessment: Assessment, *, currency: str) -> dict[str, Any]:
         "recommendation": recommendation,
         "recommendation_name": outcome_name(recommendation),
         "recommendation_summary": _summary(recommendation),
-        "runner_up_name": outcome_name(runner_up),
-        "confidence": confidence_words(result.margin),
+        "score_sentence": score_sentence(
+            score=result.scores[recommendation] if recommendation else 0,
+            margin=result.margin,
+            runner_up=runner_up,
+            cost_order=assessment.derived.get(scoring.COST_ORDER) or [],
+        ),
         "outcomes": outcomes,
         "costs": costs,
         "currency": currency,

@@ -10,7 +10,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from decider.charts import charts_for
-from decider.engine import questionnaire
+from decider.engine import questionnaire, scoring
+from decider.engine.batch import recommendations_batch
 from decider.engine.evaluation import answers_evaluate
 from decider.engine.outcomes import OUTCOMES
 from tests.factories import make_answers, shipped_figures, shipped_rulebook
@@ -59,7 +60,8 @@ def test_steady_inference_with_training_bursts_owns_the_base_and_rents_the_burst
         gpus=96, base_gpus=64, peak_share_pct=20.0, horizon_years=5, has_datacenter=True
     )
     assert questionnaire.answers_validate(answers) == (answers, {})
-    costs = evaluate(answers).costs
+    evaluation = evaluate(answers)
+    costs, result = evaluation.costs, evaluation.result
 
     assert costs["demand"] == {
         "peak_gpus": 96,
@@ -71,6 +73,37 @@ def test_steady_inference_with_training_bursts_owns_the_base_and_rents_the_burst
     assert costs["hybrid_reduces_to"] is None  # it rents the bursts above the base
     assert costs["breakdown"]["hybrid"]["gpu"] > 0
     assert costs["totals"]["hybrid"] < costs["totals"]["onprem"]
+    # The verdict agrees with the costs: own the base, rent the bursts.
+    assert result.recommendation == "hybrid"
+    order = evaluation.derived["cost_order"]
+    assert order.index("hybrid") < order.index("onprem")
+
+
+def test_equal_points_go_to_the_cheaper_option():
+    answers = levels(
+        gpus=96, base_gpus=64, peak_share_pct=20.0, horizon_years=5, has_datacenter=True
+    )
+    evaluation = evaluate(answers)
+    result = evaluation.result
+    assert result.margin == 0  # a tie on points
+    (runner_up,) = (
+        o
+        for o in OUTCOMES
+        if o != result.recommendation
+        and o not in result.excluded
+        and result.scores[o] == result.scores[result.recommendation]
+    )
+    order = evaluation.derived["cost_order"]
+    assert order.index(result.recommendation) < order.index(runner_up)
+    # Reversed costs reverse the tie, and the batch re-scoring agrees row by row.
+    flipped = {**answers, **evaluation.derived, "cost_order": order[::-1]}
+    again = scoring.answers_score(answers=flipped, rulebook=RULES)
+    assert again.recommendation == runner_up
+    rows = [{**answers, **evaluation.derived}, flipped]
+    assert recommendations_batch(answers_rows=rows, rulebook=RULES) == [
+        result.recommendation,
+        runner_up,
+    ]
 
 
 def test_the_headline_never_calls_hybrid_what_the_costs_call_on_premises():

@@ -9,7 +9,7 @@ from django.urls import reverse
 
 from decider import pdf
 from decider.models import ReportPdf
-from tests.factories import make_assessment
+from tests.factories import make_answers, make_assessment
 
 pytestmark = pytest.mark.django_db
 
@@ -117,3 +117,16 @@ def test_any_name_gives_a_valid_download_header(client, rules, name, monkeypatch
     assert response.status_code == 200
     assert "\n" not in response["Content-Disposition"]
     assert response["Content-Disposition"].startswith("attachment;")
+
+
+def test_a_tie_on_points_says_why_the_recommendation_goes_first(client, rules):
+    answers = make_answers("inference", gpus=96, base_gpus=64, peak_share_pct=20.0, horizon_years=5)
+    answers["has_datacenter"] = True
+    del answers["utilization_pct"], answers["demand_shape"]
+    _assessment, _edit, view = make_assessment(answers=answers)
+    for name in ("decider-view", "decider-view-report"):
+        page = client.get(reverse(name, args=[view])).content.decode()
+        assert "level with On-premises GPU cluster; it goes first because it costs less" in page, (
+            name
+        )
+        assert "points over" not in page

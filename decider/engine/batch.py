@@ -4,7 +4,7 @@ It re-scores many answer sets at once with numpy and gives the same
 recommendation as `scoring.answers_score` row by row: the same kernel
 (`scoring.points`) on arrays, so the same float operations in the same order,
 Python's own `round` for the rounded scores, `HardConstraint.applies_to` for
-exclusions, and the same tie-break (higher score, then OUTCOMES order).
+exclusions, and the same tie-break (higher score, then `scoring.tie_order`).
 `decider.services.ruleset_impact` feeds it the saved assessments.
 """
 
@@ -132,13 +132,22 @@ def recommendations_batch(
         for o, outcome in enumerate(OUTCOMES):
             excluded[:, o] |= np.fromiter((outcome in r for r in ruled_out), bool, count=n)
 
-    # argmax takes the first of equal maxima: OUTCOMES order breaks ties.
-    best = np.argmax(np.where(excluded, -np.inf, scores), axis=1)
+    # Higher rounded score first, then `scoring.tie_order` (lexsort: the last key leads).
+    ties = np.array([_tie_ranks(row) for row in answers_rows], dtype=np.intp).reshape(n, -1)
+    best = np.lexsort((ties, -np.where(excluded, -np.inf, scores)), axis=1)[:, 0]
     nothing_left = np.asarray(excluded.all(axis=1))
     return [
         None if none else OUTCOMES[index]
         for index, none in zip(best.tolist(), nothing_left.tolist(), strict=True)
     ]
+
+
+def _tie_ranks(answers: Mapping[str, Any]) -> list[int]:
+    """Each outcome's place in the tie order of these answers."""
+    ranks = [0] * len(OUTCOMES)
+    for place, o in enumerate(scoring.tie_order(answers)):
+        ranks[o] = place
+    return ranks
 
 
 def _outcome_order(outcome: str | None) -> int:

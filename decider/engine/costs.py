@@ -508,6 +508,14 @@ def _rank(
     return cheapest, runner_up, gap
 
 
+def cost_order(costs: Mapping[str, Any]) -> list[str]:
+    """The compared outcomes, cheapest present value first (breaks a tie on points)."""
+    candidates = _outcome_amounts(costs["present_value"], costs.get("hybrid_reduces_to"))
+    return sorted(
+        costs["options_compared"], key=lambda key: (candidates[key], _TIE_ORDER.index(key))
+    )
+
+
 def cost_verdict(costs: Mapping[str, Any]) -> str | None:
     """The cost criterion's answer: "<cheapest>_clear" when it beats the runner-up by at least
     15 % of the runner-up's present value, else "<cheapest>_slight"; None when fewer than two

@@ -77,6 +77,8 @@ def answers_evaluate(
     )
     if verdict := costs.cost_verdict(computed):
         derived["cost_verdict"] = verdict
+    if len(order := costs.cost_order(computed)) > 1:
+        derived[scoring.COST_ORDER] = order
     reduces_to = computed["hybrid_reduces_to"]
     if reduces_to is not None and "hybrid" not in excluded:
         reason = _REDUCES[reduces_to]

@@ -146,8 +146,23 @@ def outcome_scores(weights: Sequence[float], rows: Sequence[Sequence[int]]) -> l
 
 
 def outcomes_ranked(rounded: Sequence[float], allowed: Sequence[int]) -> list[int]:
-    """Allowed outcomes (indices), best first: higher rounded score, then OUTCOMES order."""
-    return sorted(allowed, key=lambda o: (-rounded[o], o))
+    """Allowed outcomes (indices), best first: higher rounded score, then the order of
+    `allowed` (`tie_order`: the cheaper first when the cost model ranked them)."""
+    return sorted(allowed, key=lambda o: -rounded[o])  # sorted() is stable
+
+
+# A derived answer: the outcomes the cost model compared, cheapest first. Two outcomes
+# equal on points go in this order; without it, in OUTCOMES order.
+COST_ORDER = "cost_order"
+
+
+def tie_order(answers: Mapping[str, Any]) -> list[int]:
+    """Every outcome (index) in the order that breaks a tie on points."""
+    order = [o for o in answers.get(COST_ORDER) or () if o in OUTCOMES]
+    return sorted(
+        range(len(OUTCOMES)),
+        key=lambda o: order.index(OUTCOMES[o]) if OUTCOMES[o] in order else len(order),
+    )
 
 
 # A derived answer: outcomes the cost model shows to be no real choice, with the reason
@@ -174,8 +189,9 @@ def exclusions(
 
 
 def allowed_outcomes(answers: Mapping[str, Any], rulebook: RuleBook) -> tuple[int, ...]:
+    """The outcomes (indices) not excluded, in tie order."""
     excluded, _warnings = exclusions(answers, rulebook.constraints)
-    return tuple(i for i, outcome in enumerate(OUTCOMES) if outcome not in excluded)
+    return tuple(o for o in tie_order(answers) if OUTCOMES[o] not in excluded)
 
 
 def rules_hit(answers: Mapping[str, Any], rulebook: RuleBook) -> list[tuple[Rule, Band]]:
@@ -206,7 +222,7 @@ def answers_score(*, answers: Mapping[str, Any], rulebook: RuleBook) -> Result:
     contributions.sort(key=lambda c: (-abs(c.points), OUTCOMES.index(c.outcome), c.criterion))
 
     excluded, warnings = exclusions(answers, rulebook.constraints)
-    allowed = [o for o, outcome in enumerate(OUTCOMES) if outcome not in excluded]
+    allowed = [o for o in tie_order(answers) if OUTCOMES[o] not in excluded]
     ranked = outcomes_ranked(list(scores.values()), allowed)
     return Result(
         recommendation=OUTCOMES[ranked[0]] if ranked else None,
