@@ -7,6 +7,8 @@ only scatter and bar traces are used, so the plotly-basic bundle draws them.
 from __future__ import annotations
 
 import json
+import math
+import textwrap
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,22 +20,51 @@ from decider.engine.costs import LINE_LABELS
 from decider.engine.figures import FIGURES
 from decider.engine.outcomes import cost_option_label
 
+# Okabe-Ito, darkened where it was lighter than 3:1 on white (its orange and sky
+# blue are 2.3:1), so every line and bar reads on screen and on paper. Colour is
+# never the only cue: each option also has its own dash and marker.
 COLORS = {
-    "onprem": "#1f77b4",
-    "cloud_on_demand": "#ff7f0e",
-    "cloud_reserved": "#9467bd",
-    "cloud_committed": "#8c564b",
-    "hybrid": "#2ca02c",
-    "low": "#1f77b4",
-    "high": "#d62728",
+    "onprem": "#0072b2",
+    "cloud_on_demand": "#d55e00",
+    "cloud_reserved": "#ad5a8e",
+    "cloud_committed": "#a86f00",
+    "hybrid": "#008060",
+    "low": "#0072b2",
+    "high": "#d55e00",
     "marker": "#444444",
 }
+DASHES = {
+    "onprem": "solid",
+    "cloud_on_demand": "dash",
+    "cloud_reserved": "dot",
+    "cloud_committed": "dashdot",
+    "hybrid": "longdash",
+}
+SYMBOLS = {
+    "onprem": "circle",
+    "cloud_on_demand": "square",
+    "cloud_reserved": "diamond",
+    "cloud_committed": "triangle-up",
+    "hybrid": "x",
+}
+# Bar fill patterns: the tornado's two sides and the compare chart's options.
+PATTERNS = {
+    "onprem": "",
+    "cloud_on_demand": "/",
+    "cloud_reserved": "x",
+    "cloud_committed": ".",
+    "hybrid": "\\",
+}
+LINE_WIDTH, RECOMMENDED_WIDTH = 2, 4.5
 
 # The source's thresholds (§七): <= 30 % favours cloud, >= 70 % self-build.
 CLOUD_BAND_PCT = 30
 SELF_BUILD_BAND_PCT = 70
 
 _MARGIN = {"l": 70, "r": 20, "t": 50, "b": 50}
+# Annotations sit on a white plate so a line running behind them never hides a word.
+_PLATE = {"bgcolor": "rgba(255,255,255,0.85)", "borderpad": 2}
+_CURRENCY_SYMBOLS = {"USD": "$", "CNY": "¥"}
 
 
 @dataclass(frozen=True)
@@ -50,9 +81,82 @@ def _money(value: float, currency: str) -> str:
     return f"{value:,.0f} {currency}"
 
 
+def _money_short(value: float, currency: str) -> str:
+    """740000 -> '$740k', 3618698 -> '$3.6M': for labels inside a chart."""
+    for size, suffix in ((1e9, "B"), (1e6, "M"), (1e3, "k")):
+        if abs(value) >= size:
+            number = f"{value / size:.{1 if abs(value) < 10 * size else 0}f}{suffix}"
+            break
+    else:
+        number = f"{value:.0f}"
+    symbol = _CURRENCY_SYMBOLS.get(currency)
+    return f"{symbol}{number}" if symbol else f"{number} {currency}"
+
+
+def _tick_money(value: float, currency: str) -> str:
+    number = f"{value:,.0f}" if value >= 1 else f"{value:g}"
+    symbol = _CURRENCY_SYMBOLS.get(currency)
+    return f"{symbol}{number}" if symbol else f"{number} {currency}"
+
+
+def money_ticks(low: float, high: float, currency: str) -> dict[str, Any]:
+    """Log-axis ticks a person reads at a glance ($2, $5, $10, $20, $50), spanning
+    low..high, and the axis range that ends on a tick at both ends."""
+    low, high = max(low, 1e-6), max(high, low * 1.01)
+    steps_fine = (1, 1.5, 2, 3, 5, 7)
+    for steps in ((1, 2, 5), (1, 2, 3, 5), steps_fine):
+        start, end = math.floor(math.log10(low)), math.ceil(math.log10(high))
+        candidates = [s * 10**e for e in range(start - 1, end + 1) for s in steps]
+        below = max(v for v in candidates if v <= low * 1.0001)
+        above = min(v for v in candidates if v >= high * 0.9999)
+        values = [v for v in candidates if below <= v <= above]
+        if len(values) >= 4 or steps is steps_fine:
+            break
+    values = [float(f"{v:.6g}") for v in values]
+    return {
+        "type": "log",
+        "tickmode": "array",
+        "tickvals": values,
+        "ticktext": [_tick_money(v, currency) for v in values],
+        "range": [math.log10(values[0]), math.log10(values[-1])],
+    }
+
+
+def _money_axis(currency: str) -> dict[str, Any]:
+    """A linear money axis: '$4M' rather than '4M'."""
+    return {"tickprefix": _CURRENCY_SYMBOLS.get(currency, ""), "automargin": True}
+
+
+def _recommended_option(costs: dict, recommended: str | None) -> str | None:
+    """The cost option that stands for the recommended outcome."""
+    if recommended == "cloud":
+        return costs.get("cheapest_cloud_mode")
+    return recommended
+
+
+def _line(key: str, recommended: str | None) -> dict[str, Any]:
+    width = RECOMMENDED_WIDTH if key == recommended else LINE_WIDTH
+    return {"color": COLORS[key], "dash": DASHES[key], "width": width}
+
+
+def _legend_name(name: str, key: str, recommended: str | None) -> str:
+    if key != recommended:
+        return name
+    return "<b>%s</b>" % (_("%(option)s (recommended)") % {"option": name})
+
+
 def _figure(
-    traces: list[go.BaseTraceType], *, title: str, x_title: str, y_title: str, **layout: Any
+    traces: list[go.BaseTraceType],
+    *,
+    title: str,
+    x_title: str,
+    y_title: str,
+    meta: dict[str, Any] | None = None,
+    **layout: Any,
 ) -> dict:
+    """A figure dict. `meta` carries what charts.js needs beyond Plotly: `narrow`, layout
+    updates for a container under 480 px (a phone); `min_height`, the height below which
+    the bars lose their labels; `top`, room above the plot for labels sitting there."""
     fig = go.Figure(
         data=traces,
         layout=go.Layout(
@@ -60,10 +164,11 @@ def _figure(
             autosize=True,
             margin=_MARGIN,
             title={"text": title},
-            xaxis={"title": {"text": x_title}, **layout.pop("xaxis", {})},
-            yaxis={"title": {"text": y_title}, **layout.pop("yaxis", {})},
+            xaxis={"title": {"text": x_title}, "automargin": True, **layout.pop("xaxis", {})},
+            yaxis={"title": {"text": y_title}, "automargin": True, **layout.pop("yaxis", {})},
             # Below the x-axis title, so the two never overlap.
             legend={"orientation": "h", "y": -0.28, "yanchor": "top"},
+            meta=meta or {},
             **layout,
         ),
     )
@@ -72,8 +177,24 @@ def _figure(
     return json.loads(fig.to_json())
 
 
-def _vline(x: float, text: str, *, dash: str = "dash", width: float = 1.5) -> tuple[dict, dict]:
-    """A vertical marker line across the plot at x, and its label at the top."""
+def _side(share: float) -> str:
+    """Where a label at `share` (0 to 1) of the axis leans, to stay inside the plot."""
+    return "left" if share < 1 / 3 else "right" if share > 2 / 3 else "center"
+
+
+def _vline(
+    x: float,
+    text: str,
+    *,
+    dash: str = "dash",
+    width: float = 1.5,
+    inside: bool = False,
+    span: tuple[float, float] = (0, 100),
+) -> tuple[dict, dict]:
+    """A vertical marker line across the plot at x, and its label: above the plot, or at
+    the top inside it, leaning away from the nearer end of the axis (`span`)."""
+    low, high = span
+    side = _side((x - low) / (high - low) if high > low else 0.5)
     shape = {
         "type": "line",
         "xref": "x",
@@ -91,8 +212,10 @@ def _vline(x: float, text: str, *, dash: str = "dash", width: float = 1.5) -> tu
         "yref": "paper",
         "text": text,
         "showarrow": False,
-        "xanchor": "left",
-        "yanchor": "bottom",
+        "xanchor": side,
+        "xshift": {"left": 4, "right": -4, "center": 0}[side],
+        "yanchor": "top" if inside else "bottom",
+        **_PLATE,
     }
     return shape, annotation
 
@@ -108,47 +231,87 @@ def _option_name(costs: dict, key: str) -> str:
     return cost_option_label(key)
 
 
-def _resale_label(costs: dict) -> list[dict]:
-    """The resale credit is the step down at the end of the owned curve: say so."""
-    credit = costs["breakdown"]["onprem"].get("residual") or 0
-    if not credit:
-        return []
-    months = costs["horizon_months"]
-    return [
-        {
-            "x": months,
-            "y": costs["cumulative"]["onprem"][-1],
-            "xref": "x",
-            "yref": "y",
-            "text": _("Resale: %(amount)s") % {"amount": _money(-credit, costs["currency"])},
-            "showarrow": True,
-            "arrowhead": 2,
-            "ax": -60,
-            "ay": -30,
-        }
-    ]
+def _resale_credit(costs: dict, key: str) -> float:
+    """The resale credit (negative) that lands in the horizon's last month, or 0."""
+    return costs["breakdown"].get(key, {}).get("residual") or 0
 
 
-def chart_cumulative(costs: dict) -> Chart:
+def _resale_step(costs: dict, key: str, before: float) -> tuple[go.Scatter, dict, str]:
+    """The resale credit as a labelled step down at the horizon, in the option's colour:
+    a step a reader can name, not a cliff at the end of the line."""
+    months, currency = costs["horizon_months"], costs["currency"]
+    after = costs["cumulative"][key][-1]
+    credit = _money_short(-_resale_credit(costs, key), currency)
+    trace = go.Scatter(
+        x=[months, months],
+        y=[before, after],
+        mode="lines+markers",
+        name=_("%(option)s after resale") % {"option": cost_option_label(key)},
+        line={"color": COLORS[key], "width": 3},
+        marker={"color": COLORS[key], "symbol": ["line-ew", "triangle-down"], "size": 9},
+        legendgroup=key,
+        showlegend=False,
+        # At the right edge of the axis: keep the markers whole.
+        cliponaxis=False,
+    )
+    label = {
+        "x": months,
+        "y": (before + after) / 2,
+        "xref": "x",
+        "yref": "y",
+        "text": _("Resale credit: %(amount)s") % {"amount": credit},
+        "showarrow": False,
+        "xanchor": "right",
+        "xshift": -8,
+        "font": {"size": 11},
+        **_PLATE,
+    }
+    return trace, label, f"−{credit}"
+
+
+def _month_ticks(months: int) -> dict[str, Any]:
+    step = 12 if months >= 24 else 3 if months <= 12 else 6
+    return {"range": [0, months], "tickmode": "linear", "tick0": 0, "dtick": step}
+
+
+def chart_cumulative(costs: dict, *, recommended: str | None = None) -> Chart:
     currency, months = costs["currency"], costs["horizon_months"]
     keys = ["onprem", "cloud_on_demand", "cloud_reserved", "cloud_committed"] + (
         ["hybrid"] if _distinct_hybrid(costs) else []
     )
+    best = _recommended_option(costs, recommended)
     x = list(range(months + 1))
-    traces = [
-        go.Scatter(
-            x=x,
-            y=costs["cumulative"][key],
-            mode="lines",
-            name=_option_name(costs, key),
-            line={"color": COLORS[key]},
+    traces: list[dict] = []
+    steps: list[dict] = []
+    annotations: list[dict] = []
+    narrow: dict = {}
+    for key in keys:
+        y = list(costs["cumulative"][key])
+        credit = _resale_credit(costs, key)
+        if credit:
+            # The line ends before the credit; the step below draws the credit itself.
+            y[-1] -= credit
+        traces.append(
+            go.Scatter(
+                x=x,
+                y=y,
+                mode="lines",
+                name=_legend_name(_option_name(costs, key), key, best),
+                line=_line(key, best),
+                legendgroup=key,
+            )
         )
-        for key in keys
-    ]
+        if credit:
+            trace, label, short = _resale_step(costs, key, y[-1])
+            steps.append(trace)
+            narrow[f"annotations[{len(annotations)}].text"] = short
+            annotations.append(label)
     month = costs["break_even_month"]
-    shapes, annotations = [], [*_resale_label(costs)]
+    shapes = []
     if month is not None:
-        shape, annotation = _vline(month, _("Break-even: month %(month)s") % {"month": month})
+        shape, annotation = _vline(
+            month, _("Break-even: month %(month)s") % {"month": month}, span=(0, months)
+        )
         shapes.append(shape)
         annotations.append(annotation)
         summary = _(
@@ -165,23 +328,27 @@ def chart_cumulative(costs: dict) -> Chart:
         }
     title = _("Cumulative cost over %(months)s months") % {"months": months}
     figure = _figure(
-        traces,
+        traces + steps,
         title=title,
         x_title=_("Month"),
         y_title=_("Cumulative cost (%(currency)s)") % {"currency": currency},
+        xaxis=_month_ticks(months),
+        yaxis=_money_axis(currency),
         shapes=shapes,
         annotations=annotations,
         hovermode="x unified",
+        meta={"narrow": narrow, "top": 30 if month is not None else 20},
     )
     headers = [_("Month")] + [f"{cost_option_label(key)} ({currency})" for key in keys]
     rows = [[m] + [costs["cumulative"][key][m] for key in keys] for m in x]
     return Chart("cumulative", title, summary, figure, headers, rows)
 
 
-def chart_per_hour(costs: dict) -> Chart:
+def chart_per_hour(costs: dict, *, recommended: str | None = None) -> Chart:
     currency = costs["currency"]
     per_hour = costs["per_hour"]
     keys = ["onprem", "cloud_on_demand", "cloud_reserved"]
+    best = _recommended_option(costs, recommended)
     # 0 % has no useful hours; leave it out rather than plot a gap.
     x = per_hour["utilization_pct"][1:]
     traces = [
@@ -189,29 +356,37 @@ def chart_per_hour(costs: dict) -> Chart:
             x=x,
             y=per_hour[key][1:],
             mode="lines+markers",
-            name=cost_option_label(key),
-            line={"color": COLORS[key]},
+            name=_legend_name(cost_option_label(key), key, best),
+            line=_line(key, best),
+            marker={"symbol": SYMBOLS[key], "size": 6, "color": COLORS[key]},
         )
         for key in keys
     ]
     shapes, annotations = _source_bands()
+    # On a phone the band labels would run into each other; the summary names the bands.
+    narrow: dict[str, Any] = {f"annotations[{i}].visible": False for i in range(len(annotations))}
     pct = costs["break_even_utilization_pct"]
     if pct is not None:
-        shape, annotation = _vline(pct, _("Break-even: %(pct)s %%") % {"pct": f"{pct:.0f}"})
+        shape, annotation = _vline(
+            pct, _("Break-even: %(pct)s %%") % {"pct": f"{pct:.0f}"}, inside=True
+        )
         shapes.append(shape)
+        narrow[f"annotations[{len(annotations)}].text"] = f"{pct:.0f} %"
         annotations.append(annotation)
     summary = _per_hour_summary(pct, per_hour)
     title = _("Cost per useful GPU-hour by utilization")
+    values = [v for key in keys for v in per_hour[key][1:] if v]
     figure = _figure(
         traces,
         title=title,
         x_title=_("Average GPU utilization (%)"),
-        y_title=_("Cost per useful GPU-hour (%(currency)s, log scale)") % {"currency": currency},
-        xaxis={"range": [0, 100]},
-        yaxis={"type": "log"},
+        y_title=_("%(currency)s per useful GPU-hour (log scale)") % {"currency": currency},
+        xaxis={"range": [0, 100], "tickmode": "array", "tickvals": [0, 30, 50, 70, 100]},
+        yaxis=money_ticks(min(values), max(values), currency),
         shapes=shapes,
         annotations=annotations,
         hovermode="x unified",
+        meta={"narrow": narrow, "top": 30},
     )
     headers = [_("Utilization (%)")] + [
         f"{cost_option_label(key)} ({currency}/GPU-h)" for key in keys
@@ -223,17 +398,19 @@ def chart_per_hour(costs: dict) -> Chart:
 
 
 def _source_bands() -> tuple[list[dict], list[dict]]:
-    """The source's utilization bands (§七), shaded, with their labels."""
+    """The source's utilization bands (§七), shaded, labelled above the plot at their
+    outer edges so the labels meet neither the lines nor the break-even label."""
     band = {"type": "rect", "xref": "x", "yref": "paper", "y0": 0, "y1": 1}
     band |= {"opacity": 0.08, "line": {"width": 0}, "layer": "below"}
     shapes = [
         {**band, "x0": 0, "x1": CLOUD_BAND_PCT, "fillcolor": COLORS["cloud_on_demand"]},
         {**band, "x0": SELF_BUILD_BAND_PCT, "x1": 100, "fillcolor": COLORS["onprem"]},
     ]
-    label = {"xref": "x", "yref": "paper", "y": 0.98, "yanchor": "top", "showarrow": False}
+    label = {"xref": "x", "yref": "paper", "y": 1, "yanchor": "bottom", "showarrow": False}
+    label |= {"font": {"size": 11}}
     annotations = [
-        {**label, "x": CLOUD_BAND_PCT / 2, "text": _("source: cloud cheaper")},
-        {**label, "x": (SELF_BUILD_BAND_PCT + 100) / 2, "text": _("source: self-build cheaper")},
+        {**label, "x": 0, "xanchor": "left", "text": _("source: cloud cheaper")},
+        {**label, "x": 100, "xanchor": "right", "text": _("source: self-build cheaper")},
     ]
     return shapes, annotations
 
@@ -253,19 +430,21 @@ def _per_hour_summary(pct: float | None, per_hour: dict) -> str:
     }
 
 
-def chart_hybrid(costs: dict) -> Chart:
+def chart_hybrid(costs: dict, *, recommended: str | None = None) -> Chart:
     currency = costs["currency"]
     curve = costs["hybrid_curve"]
     owned = costs["hybrid_owned_gpus"]
     peak = curve["owned_gpus"][-1]
     best_total = curve["total"][curve["owned_gpus"].index(owned)]
+    width = RECOMMENDED_WIDTH if recommended == "hybrid" else LINE_WIDTH
     traces = [
         go.Scatter(
             x=curve["owned_gpus"],
             y=curve["total"],
             mode="lines+markers",
             name=_("Hybrid total"),
-            line={"color": COLORS["hybrid"]},
+            line={"color": COLORS["hybrid"], "width": width},
+            marker={"color": COLORS["hybrid"], "size": 6},
         ),
         go.Scatter(
             x=[owned],
@@ -275,6 +454,9 @@ def chart_hybrid(costs: dict) -> Chart:
             marker={"color": COLORS["marker"], "size": 12, "symbol": "star"},
         ),
     ]
+    low, high = min(curve["owned_gpus"]), max(curve["owned_gpus"])
+    # The label leans into the plot, never over the y-axis ticks or off the right edge.
+    side = _side((owned - low) / (high - low) if high > low else 0.5)
     annotations = [
         {
             "x": owned,
@@ -284,9 +466,13 @@ def chart_hybrid(costs: dict) -> Chart:
             "text": _("Optimum: %(owned)s GPUs owned") % {"owned": owned},
             "showarrow": True,
             "arrowhead": 2,
+            "ax": {"left": 20, "right": -20, "center": 0}[side],
             "ay": -40,
+            "xanchor": side,
+            **_PLATE,
         }
     ]
+    pad = max(1, (high - low) * 0.04)
     summary = _hybrid_summary(owned, peak, _money(best_total, currency), costs["hybrid_reduces_to"])
     title = _("Hybrid cost by number of owned GPUs")
     figure = _figure(
@@ -295,6 +481,8 @@ def chart_hybrid(costs: dict) -> Chart:
         x_title=_("Owned GPUs"),
         y_title=_("Total cost over %(months)s months (%(currency)s)")
         % {"months": costs["horizon_months"], "currency": currency},
+        xaxis={"range": [low - pad, high + pad]},
+        yaxis=_money_axis(currency),
         annotations=annotations,
     )
     headers = [_("Owned GPUs"), _("Total cost (%(currency)s)") % {"currency": currency}]
@@ -331,7 +519,17 @@ def _hybrid_summary(owned: int, peak: int, total: str, reduces_to: str | None) -
     )
 
 
-def chart_tornado(costs: dict) -> Chart:
+# Bar slots (px) in the tornado: a label per bar, on one line or wrapped on a phone.
+_BAR_SLOT, _WRAPPED_BAR_SLOT, _BAR_ROOM = 22, 36, 130
+
+
+def _wrap(label: str, language: str, width: int = 20) -> str:
+    """A label on several lines of about `width` characters (CJK ones count double)."""
+    width = max(4, width // 2) if language.startswith("zh") else width
+    return "<br>".join(textwrap.wrap(label, width)) or label
+
+
+def chart_tornado(costs: dict, *, recommended: str | None = None) -> Chart:
     currency = costs["currency"]
     rows_in = costs["sensitivity"]
     language = get_language() or "en"
@@ -349,7 +547,16 @@ def chart_tornado(costs: dict) -> Chart:
             x=[row["high"] for row in rows_in],
             orientation="h",
             name=_("Assumption +20 %"),
-            marker={"color": COLORS["high"]},
+            # Hatched as well as coloured: the two sides differ without colour too.
+            marker={
+                "color": COLORS["high"],
+                "pattern": {
+                    "shape": "/",
+                    "fgcolor": "#ffffff",
+                    "solidity": 0.3,
+                    "fillmode": "overlay",
+                },
+            },
         ),
     ]
     months = costs["horizon_months"]
@@ -366,6 +573,10 @@ def chart_tornado(costs: dict) -> Chart:
     else:
         summary = _("No assumption was varied: all of them are zero.")
     title = _("What moves the on-premises versus cloud difference")
+    # Every bar gets its label: each category a tick, and height enough for all of them.
+    wrapped = [_wrap(label, language) for label in labels]
+    lines = max((label.count("<br>") + 1 for label in wrapped), default=1)
+    height = _BAR_ROOM + _BAR_SLOT * len(labels)
     figure = _figure(
         traces,
         title=title,
@@ -373,8 +584,22 @@ def chart_tornado(costs: dict) -> Chart:
         % {"currency": currency},
         y_title="",
         barmode="overlay",
-        yaxis={"autorange": "reversed", "automargin": True},
+        xaxis=_money_axis(currency),
+        yaxis={
+            "autorange": "reversed",
+            "tickmode": "array",
+            "tickvals": labels,
+            "ticktext": labels,
+        },
         shapes=[_vline(0, "", dash="solid", width=1)[0]],
+        meta={
+            "min_height": height,
+            "narrow": {
+                "yaxis.ticktext": wrapped,
+                "min_height": _BAR_ROOM
+                + (_WRAPPED_BAR_SLOT if lines > 1 else _BAR_SLOT) * len(labels),
+            },
+        },
     )
     headers = [
         _("Assumption"),
@@ -391,45 +616,80 @@ def chart_tornado(costs: dict) -> Chart:
 
 
 # One colour per cost line, by family: owned hardware blues, running it oranges, the
-# resale credit green, cloud teals and purples, people greys.
+# resale credit green, cloud teals and purples, people greys. All at 3:1 or more on
+# white; within a family a hatch tells neighbours apart as well as the shade.
 LINE_COLORS: dict[str, str] = {
     "servers": "#08519c",
-    "network": "#3182bd",
-    "storage": "#6baed6",
-    "spares": "#9ecae1",
-    "setup": "#c6dbef",
+    "network": "#2171b5",
+    "storage": "#4292c6",
+    "spares": "#3182bd",
+    "setup": "#1c6aa0",
     "bridge": "#6a51a3",
     "power": "#a63603",
-    "colocation": "#e6550d",
-    "maintenance": "#fd8d3c",
-    "licences": "#fdd0a2",
+    "colocation": "#d94801",
+    "maintenance": "#e6550d",
+    "licences": "#b35000",
     "residual": "#31a354",
     "gpu_committed": "#00695c",
-    "gpu": "#26a69a",
-    "cloud_storage": "#9e9ac8",
-    "egress": "#dadaeb",
+    "gpu": "#00897b",
+    "cloud_storage": "#807dba",
+    "egress": "#7a5195",
     "hiring": "#252525",
     "staff": "#636363",
-    "cloud_staff": "#bdbdbd",
+    "cloud_staff": "#808080",
+}
+LINE_PATTERNS: dict[str, str] = {
+    "network": "/",
+    "spares": "x",
+    "setup": ".",
+    "colocation": "/",
+    "licences": "x",
+    "gpu_committed": "/",
+    "egress": "/",
+    "staff": "/",
+    "cloud_staff": "x",
 }
 
 
-def chart_breakdown(costs: dict) -> Chart:
+def _bar_marker(color: str, pattern: str) -> dict[str, Any]:
+    marker: dict[str, Any] = {"color": color, "line": {"color": "#ffffff", "width": 0.5}}
+    if pattern:
+        marker["pattern"] = {
+            "shape": pattern,
+            "fgcolor": "#ffffff",
+            "solidity": 0.3,
+            "fillmode": "overlay",
+        }
+    return marker
+
+
+def _tick_name(name: str, key: str, recommended: str | None) -> str:
+    return f"<b>{name}</b>" if key == recommended else name
+
+
+def chart_breakdown(costs: dict, *, recommended: str | None = None) -> Chart:
     """What each option's total is made of: stacked bars, the resale credit below zero."""
     currency = costs["currency"]
     options = list(costs["breakdown"])
+    best = _recommended_option(costs, recommended)
     used = [
         line
         for line in LINE_LABELS
         if any(costs["breakdown"][option].get(line) for option in options)
     ]
     names = [_option_name(costs, option) for option in options]
+    language = get_language() or "en"
+    # Option names on a few short lines, level: they never need turning on their side.
+    ticks = [
+        _tick_name(_wrap(name, language, 16), option, best)
+        for name, option in zip(names, options, strict=True)
+    ]
     traces = [
         go.Bar(
             x=names,
             y=[costs["breakdown"][option].get(line) or 0 for option in options],
             name=_(LINE_LABELS[line]),
-            marker={"color": LINE_COLORS[line], "line": {"color": "#ffffff", "width": 0.5}},
+            marker=_bar_marker(LINE_COLORS[line], LINE_PATTERNS.get(line, "")),
         )
         for line in used
     ]
@@ -443,8 +703,19 @@ def chart_breakdown(costs: dict) -> Chart:
         title=title,
         x_title="",
         y_title=_("Total over the horizon (%(currency)s)") % {"currency": currency},
+        xaxis={"tickmode": "array", "tickvals": names, "ticktext": ticks, "tickangle": 0},
+        yaxis=_money_axis(currency),
         barmode="relative",
         height=460,
+        meta={
+            "narrow": {
+                "xaxis.ticktext": [
+                    _tick_name(_wrap(name, language, 10), option, best)
+                    for name, option in zip(names, options, strict=True)
+                ],
+                "height": 640,
+            }
+        },
     )
     headers = [_("Cost line")] + [f"{name} ({currency})" for name in names]
     rows = [
@@ -469,55 +740,90 @@ def _largest_line(costs: dict, option: str) -> dict[str, Any]:
     }
 
 
-def charts_for(costs: dict) -> list[Chart]:
+def charts_for(costs: dict, recommended: str | None = None) -> list[Chart]:
+    """The result's charts; `recommended` (an outcome key) makes its option stand out."""
     return [
-        chart_cumulative(costs),
-        chart_per_hour(costs),
-        chart_hybrid(costs),
-        chart_tornado(costs),
-        chart_breakdown(costs),
+        chart(costs, recommended=recommended)
+        for chart in (
+            chart_cumulative,
+            chart_per_hour,
+            chart_hybrid,
+            chart_tornado,
+            chart_breakdown,
+        )
     ]
 
 
-# One colour per compared assessment; the line style tells the option.
-COMPARE_COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd"]
+COMPARE_OPTIONS = ("onprem", "cloud_on_demand", "cloud_reserved", "cloud_committed", "hybrid")
 
 
-def chart_compare(named_costs: list[tuple[str, dict]]) -> Chart:
-    """Cumulative on-prem (solid) and cloud on-demand (dotted) cost of several assessments."""
+def chart_compare(
+    named_costs: list[tuple[str, dict]], *, recommended: list[str | None] | None = None
+) -> Chart:
+    """Every option's total for each assessment, side by side; the table adds each
+    assessment's difference to the first one, the baseline the others are read against."""
     currency = named_costs[0][1]["currency"]
-    traces, headers, columns = [], [_("Month")], []
-    for (name, costs), color in zip(named_costs, COMPARE_COLORS, strict=False):
-        x = list(range(costs["horizon_months"] + 1))
-        for key, dash in (("onprem", "solid"), ("cloud_on_demand", "dot")):
-            label = f"{name}: {cost_option_label(key)}"
-            traces.append(
-                go.Scatter(
-                    x=x,
-                    y=costs["cumulative"][key],
-                    mode="lines",
-                    name=label,
-                    line={"color": color, "dash": dash},
-                )
+    recommended = recommended or [None] * len(named_costs)
+    groups = [
+        _("%(name)s · %(months)s months") % {"name": name, "months": costs["horizon_months"]}
+        for name, costs in named_costs
+    ]
+    best = [
+        _recommended_option(costs, outcome)
+        for (_name, costs), outcome in zip(named_costs, recommended, strict=True)
+    ]
+    traces = []
+    for key in COMPARE_OPTIONS:
+        traces.append(
+            go.Bar(
+                x=groups,
+                y=[costs["totals"][key] for _name, costs in named_costs],
+                name=cost_option_label(key),
+                marker=_bar_marker(COLORS[key], PATTERNS[key]),
+                # A star over the option each assessment recommends.
+                text=["★" if b == key else "" for b in best],
+                textposition="outside",
+                textfont={"color": COLORS["marker"], "size": 14},
+                cliponaxis=False,
             )
-            headers.append(f"{label} ({currency})")
-            columns.append(costs["cumulative"][key])
-    title = _("Cumulative cost, side by side")
+        )
+    title = _("Total cost of every option, side by side")
     summary = _(
-        "Solid lines: owning the GPUs; dotted lines: renting them on demand. "
-        "One colour per assessment."
-    )
+        "One group of bars per assessment, one bar per option, over each assessment's own "
+        "horizon; a star marks the option each assessment recommends. The Δ columns "
+        "in the table give the difference to the first assessment, %(first)s: below zero is cheaper."
+    ) % {"first": named_costs[0][0]}
     figure = _figure(
         traces,
         title=title,
-        x_title=_("Month"),
-        y_title=_("Cumulative cost (%(currency)s)") % {"currency": currency},
-        hovermode="x unified",
+        x_title="",
+        y_title=_("Total cost (%(currency)s)") % {"currency": currency},
+        yaxis=_money_axis(currency),
+        barmode="group",
         height=460,
+        meta={
+            "narrow": {
+                "xaxis.tickvals": groups,
+                "xaxis.ticktext": [_wrap(g, get_language() or "en", 12) for g in groups],
+                "xaxis.tickangle": 0,
+            }
+        },
     )
-    figure["layout"]["legend"]["y"] = -0.2
-    longest = max(len(column) for column in columns)
-    rows = [
-        [m] + [column[m] if m < len(column) else None for column in columns] for m in range(longest)
-    ]
+    first = named_costs[0][1]["totals"]
+    headers = [_("Option")]
+    for index, (name, _costs) in enumerate(named_costs):
+        headers.append(f"{name} ({currency})")
+        if index:
+            headers.append(
+                _("Δ %(name)s − %(first)s (%(currency)s)")
+                % {"name": name, "first": named_costs[0][0], "currency": currency}
+            )
+    rows = []
+    for key in COMPARE_OPTIONS:
+        row: list[Any] = [cost_option_label(key)]
+        for index, (_name, costs) in enumerate(named_costs):
+            row.append(costs["totals"][key])
+            if index:
+                row.append(costs["totals"][key] - first[key])
+        rows.append(row)
     return Chart("compare", title, summary, figure, headers, rows)

@@ -29,12 +29,19 @@ def test_it_shows_recommendations_scores_totals_and_differences(client, pair):
     assert response["Referrer-Policy"] == "no-referrer"
 
 
-def test_the_cost_curves_are_overlaid_in_one_chart(client, pair):
+def test_the_chart_shows_every_option_of_each_with_its_numbers_open(client, pair):
     lab_edit, start_view = pair
     response = client.get(reverse("decider-compare"), {"a": [lab_edit, start_view]})
     traces = response.context["chart"].figure["data"]
-    assert len(traces) == 4  # on-prem and cloud on demand, per assessment
-    assert {t["name"].split(":")[0] for t in traces} == {"Lab cluster", "Startup cloud"}
+    assert len(traces) == 5  # one per cost option, each with a bar per assessment
+    assert all(len(t["x"]) == 2 and t["x"][0].startswith("Lab cluster") for t in traces)
+    # Stars mark each one's recommendation: on-premises for the lab, a cloud mode for the startup.
+    assert [t["text"][0] for t in traces].count("★") == 1
+    assert [t["text"][1] for t in traces].count("★") == 1
+    page = response.content.decode()
+    # Without JavaScript the numbers are there, open, with the difference to the first.
+    assert '<details class="chart-table" open>' in page
+    assert "Δ Startup cloud − Lab cluster (USD)" in page
 
 
 def test_one_assessment_is_not_enough(client, pair):

@@ -1,31 +1,104 @@
 // Draw every Plotly figure whose JSON sits in a <script type="application/json">.
 // A plot with data-width/data-height (the printable report) is drawn at that
 // fixed size, as a static picture without the mode bar.
+//
+// Without JavaScript the page shows each chart's table open and hides the empty
+// plot (a <noscript> style in _chart.html). With it, the table stays hidden until
+// the plot is drawn, then folds away; if drawing fails, the table opens instead.
 (function () {
   const CONFIG = { displayModeBar: false, responsive: true, displaylogo: false };
+  const NARROW = 480; // px: a phone, where labels are shortened and fonts smaller
+
+  // "annotations[1].text" -> layout.annotations[1].text = value
+  function setPath(target, path, value) {
+    const keys = path.replace(/\[(\d+)\]/g, ".$1").split(".");
+    let node = target;
+    keys.slice(0, -1).forEach((key) => {
+      if (node[key] === undefined) node[key] = {};
+      node = node[key];
+    });
+    node[keys[keys.length - 1]] = value;
+  }
+
+  // A long axis title on two lines, broken at the space nearest its middle (or in
+  // the middle of a text without spaces, such as Chinese).
+  function twoLines(text, longest) {
+    // A Chinese character is about two Latin ones wide.
+    const width = [...text].reduce((sum, c) => sum + (c.charCodeAt(0) > 0x2e80 ? 2 : 1), 0);
+    if (width <= longest || text.includes("<br>")) return text;
+    const middle = Math.floor(text.length / 2);
+    const spaces = [...text.matchAll(/ /g)].map((m) => m.index);
+    if (!spaces.length) return text.slice(0, middle) + "<br>" + text.slice(middle);
+    const at = spaces.reduce((a, b) => (Math.abs(b - middle) < Math.abs(a - middle) ? b : a));
+    return text.slice(0, at) + "<br>" + text.slice(at + 1);
+  }
+
+  function layoutFor(el, figure) {
+    const layout = JSON.parse(JSON.stringify(figure.layout));
+    const meta = layout.meta || {};
+    const narrow = el.clientWidth < NARROW;
+    let minHeight = meta.min_height || 0;
+    if (narrow) {
+      Object.entries(meta.narrow || {}).forEach(([path, value]) => {
+        if (path === "min_height") minHeight = value;
+        else setPath(layout, path, value);
+      });
+      layout.font = Object.assign({}, layout.font, { size: 11 });
+      layout.margin = Object.assign({}, layout.margin, { l: 10, r: 10 });
+      const title = layout.xaxis && layout.xaxis.title;
+      if (title && title.text) title.text = twoLines(title.text, 34);
+    }
+    // The figure's caption already carries the title: do not print it twice.
+    const figureEl = el.closest("figure");
+    if (figureEl && figureEl.querySelector("figcaption h3")) {
+      layout.title = { text: "" };
+      layout.margin = Object.assign({}, layout.margin, { t: meta.top || 20 });
+    }
+    if (el.dataset.width) {
+      layout.autosize = false;
+      layout.width = Number(el.dataset.width);
+      layout.height = Math.max(Number(el.dataset.height || 320), minHeight);
+    } else {
+      layout.height = Math.max(layout.height || 0, minHeight) || undefined;
+    }
+    // A chart taller than its box (a tornado with many bars) makes its box grow.
+    el.classList.toggle("plot-grow", Boolean(layout.height));
+    el.style.height = layout.height ? layout.height + "px" : "";
+    el.dataset.narrow = narrow ? "true" : "false";
+    return layout;
+  }
 
   function drawOne(el) {
     const source = document.getElementById(el.dataset.figure);
     if (!source || el.dataset.drawn) return Promise.resolve();
-    const figure = JSON.parse(source.textContent);
-    let config = CONFIG;
-    // The figure's caption already carries the title: do not print it twice.
     const figureEl = el.closest("figure");
-    if (figureEl && figureEl.querySelector("figcaption h3")) {
-      figure.layout.title = { text: "" };
-      figure.layout.margin = Object.assign({}, figure.layout.margin, { t: 20 });
+    const done = (state) => {
+      if (!figureEl) return;
+      figureEl.dataset.state = state;
+      const table = figureEl.querySelector("details.chart-table");
+      if (table) table.open = state !== "drawn";
+    };
+    let figure, layout;
+    try {
+      if (typeof Plotly === "undefined") throw new Error("Plotly did not load");
+      figure = JSON.parse(source.textContent);
+      layout = layoutFor(el, figure);
+    } catch (error) {
+      console.warn("chart not drawn:", el.dataset.figure, error);
+      done("failed");
+      return Promise.resolve();
     }
-    if (el.dataset.width) {
-      figure.layout.autosize = false;
-      figure.layout.width = Number(el.dataset.width);
-      figure.layout.height = Number(el.dataset.height || 320);
-      config = { displayModeBar: false, staticPlot: true };
-    }
-    return Plotly.newPlot(el, figure.data, figure.layout, config)
+    const config = el.dataset.width ? { displayModeBar: false, staticPlot: true } : CONFIG;
+    return Plotly.newPlot(el, figure.data, layout, config)
       .then(() => fitLegend(el))
       .then(() => {
         el.dataset.drawn = "true";
+        done("drawn");
         if (el.on) el.on("plotly_afterplot", () => fitLegend(el));
+      })
+      .catch((error) => {
+        console.warn("chart not drawn:", el.dataset.figure, error);
+        done("failed");
       });
   }
 
@@ -33,20 +106,34 @@
   // paper). Pin it to the bottom edge and make room for as many rows as it has,
   // so it never runs into the x-axis title.
   const AXIS_ROOM = 58; // tick labels and the axis title under the plot (px)
+  const MIN_PLOT = 160; // the least height left for the plot itself (px)
   function fitLegend(el) {
-    const legend = el._fullLayout && el._fullLayout.legend;
+    const full = el._fullLayout;
+    const legend = full && full.legend;
     if (!legend || legend.orientation !== "h" || !legend._height) return Promise.resolve();
-    const bottom = Math.ceil(AXIS_ROOM + legend._height);
+    // Tick labels that wrap (a phone) or lean take more room than one line.
+    const xaxis = full.xaxis;
+    const tickRoom = xaxis && xaxis._depth ? Math.max(0, xaxis._depth - 22) : 0;
+    const bottom = Math.ceil(AXIS_ROOM + tickRoom + legend._height);
     const margin = (el.layout.margin && el.layout.margin.b) || 0;
     if (el.layout.legend.yref === "container" && Math.abs(margin - bottom) < 2) {
       return Promise.resolve();
     }
-    return Plotly.relayout(el, {
+    const update = {
       "legend.yref": "container",
       "legend.y": 0,
       "legend.yanchor": "bottom",
       "margin.b": bottom,
-    });
+    };
+    // A long legend (many cost lines) must not squeeze the plot away: grow instead.
+    const top = (el.layout.margin && el.layout.margin.t) || 0;
+    const needed = bottom + top + MIN_PLOT;
+    if (full.height < needed) {
+      update.height = needed;
+      el.style.height = needed + "px";
+      el.classList.add("plot-grow");
+    }
+    return Plotly.relayout(el, update);
   }
 
   function drawAll(root) {
@@ -57,10 +144,25 @@
   }
 
   function resizeAll() {
-    document.querySelectorAll(".js-plotly-plot:not([data-width])").forEach((el) => Plotly.Plots.resize(el));
+    document.querySelectorAll(".js-plotly-plot:not([data-width])").forEach((el) => {
+      // Crossing the phone width (a turned phone) draws the chart again with the
+      // labels for its new width; otherwise resizing is enough.
+      if ((el.clientWidth < NARROW ? "true" : "false") !== el.dataset.narrow) {
+        Plotly.purge(el);
+        delete el.dataset.drawn;
+        drawOne(el);
+      } else {
+        Plotly.Plots.resize(el);
+      }
+    });
   }
 
   document.addEventListener("DOMContentLoaded", () => drawAll(document));
+  let resizeTimer;
+  window.addEventListener("resize", () => {
+    clearTimeout(resizeTimer);
+    resizeTimer = setTimeout(resizeAll, 150);
+  });
   // Plotly does not follow print layout by itself: the print CSS fixes the
   // chart size, and we redraw into it before and after printing.
   window.addEventListener("beforeprint", resizeAll);
