@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any, cast
 
 from django import forms
+from django.utils.functional import lazy
 from django.utils.translation import get_language, gettext, gettext_lazy
 from django.utils.translation import gettext_lazy as _
 
@@ -21,24 +22,81 @@ from decider.engine.figures import ADJUSTABLE_NAMES, FIGURES, Figure
 from decider.models import NAME_MAX_LENGTH
 
 
+def number_message(label: str, allowed: str) -> str:
+    """The one message a number field gives, whatever is wrong: what to enter, with its range."""
+    return gettext("%(label)s: enter %(allowed)s.") % {"label": label, "allowed": allowed}
+
+
+class NumberField(forms.FloatField):
+    """A number typed into a text box, so whatever was typed comes back as typed.
+
+    A number input (type="number") sends "" for "1e", "12,5" or a pasted "150 %",
+    so the typed text would vanish; a text box with a numeric keyboard keeps it.
+    Every problem (empty, not a number, out of range, not whole) gets one message
+    that names the field, the range and the unit.
+    """
+
+    def __init__(self, *, whole: bool = False, message: Any, **kwargs: Any) -> None:
+        self.whole = whole
+        self.message = message
+        inputmode = "numeric" if whole else "decimal"
+        widget = forms.TextInput(attrs={"inputmode": inputmode, "autocomplete": "off"})
+        super().__init__(widget=widget, **kwargs)
+
+    def clean(self, value: Any) -> float | int | None:
+        try:
+            number = super().clean(value)
+        except forms.ValidationError as error:
+            code = error.error_list[0].code if error.error_list else None
+            raise forms.ValidationError(self.message, code=code) from None
+        if number is not None and self.whole:
+            if not float(number).is_integer():
+                raise forms.ValidationError(self.message, code="whole")
+            return int(number)
+        return number
+
+
 def question_field(question: questionnaire.Question, *, required: bool = True) -> forms.Field:
+    label = gettext_lazy(question.label)
     common: dict[str, Any] = {
-        "label": gettext_lazy(question.label),
+        "label": label,
         "help_text": gettext_lazy(question.help),
         "required": required and not question.optional,
     }
     if question.kind in ("choice", "bool"):
         choices = questionnaire.YES_NO if question.kind == "bool" else question.choices
-        translated = [(value, gettext_lazy(label)) for value, label in choices]
+        translated = [(value, gettext_lazy(text)) for value, text in choices]
+        message = _choice_message(question)
+        messages = {"required": message, "invalid_choice": message}
         if question.kind == "choice":
-            return forms.ChoiceField(choices=translated, widget=forms.RadioSelect, **common)
+            return forms.ChoiceField(
+                choices=translated, widget=forms.RadioSelect, error_messages=messages, **common
+            )
         return forms.TypedChoiceField(
-            choices=translated, coerce=lambda v: v == "true", widget=forms.RadioSelect, **common
+            choices=translated,
+            coerce=lambda v: v == "true",
+            widget=forms.RadioSelect,
+            error_messages=messages,
+            **common,
         )
-    bounds: dict[str, Any] = {"min_value": question.min, "max_value": question.max}
-    if question.kind == "int":
-        return forms.IntegerField(**bounds, **common)
-    return forms.FloatField(**bounds, **common)
+    message = lazy(lambda: number_message(gettext(question.label), question.allowed()), str)()
+    return NumberField(
+        whole=question.kind == "int",
+        min_value=question.min,
+        max_value=question.max,
+        message=message,
+        **common,
+    )
+
+
+def _choice_message(question: questionnaire.Question) -> Any:
+    if question.kind == "bool":
+        return lazy(lambda: gettext("%(label)s: choose Yes or No.") % _named(question), str)()
+    return lazy(lambda: gettext("%(label)s: choose one of the answers.") % _named(question), str)()
+
+
+def _named(question: questionnaire.Question) -> dict[str, str]:
+    return {"label": gettext(question.label)}
 
 
 class StepForm(forms.Form):
@@ -82,14 +140,35 @@ class StepForm(forms.Form):
             if key in self.errors or key in merged or not questionnaire.is_required(key, merged):
                 continue
             if key in questionnaire.LEVELS_REPLACE:
-                self.add_error(
-                    key, _("Give the average, or the steady base and the time at the peak.")
-                )
+                problem = gettext("Give the average, or the steady base and the time at the peak.")
+                self.add_error(key, _named_problem(key, problem))
         problems = questionnaire.answers_problems(merged, name=_label)
         for key, problem in problems.items():
             if key in self.step.keys and key not in self.errors:
-                self.add_error(key, problem)
+                self.add_error(key, _named_problem(key, problem))
         return self.cleaned_data
+
+    def error_summary(self) -> list[dict[str, str]]:
+        """Each field in error, in page order: the link to it and its message naming it."""
+        entries = []
+        for name in [*self.step.keys, *(f.name for f in self.cost_fields())]:
+            if name not in self.errors:
+                continue
+            field = self[name]
+            label = str(field.label)
+            for message in map(str, self.errors[name]):
+                text = message if message.startswith(label) else f"{label}: {message}"
+                entries.append({"href": f"#{_input_id(field)}", "text": text})
+        return entries
+
+    def typed_errors(self) -> list[str]:
+        """The fields in error that hold something typed (not just left empty)."""
+        return [name for name in self.errors if name in self.fields and self[name].data]
+
+    def keep_typed_errors_only(self) -> None:
+        """Forget "required" for fields left empty: going back or switching never asks for them."""
+        for name in [n for n in self.errors if n in self.fields and not self[n].data]:
+            del self.errors[name]
 
     def answers(self) -> dict[str, Any]:
         """The valid answers of this step (all of them once is_valid()); None: cleared."""
@@ -138,8 +217,12 @@ class FiguresStepForm(StepForm):
             if name not in figures:
                 continue
             spec, figure = FIGURES[name], figures[name]
-            self.fields[f"cost_{name}"] = forms.FloatField(
-                label=spec.label.get(language),
+            label = spec.label.get(language)
+            allowed = questionnaire.range_text(whole=spec.whole, low=spec.min, high=spec.max)
+            self.fields[f"cost_{name}"] = NumberField(
+                label=label,
+                message=number_message(label, allowed),
+                whole=spec.whole,
                 min_value=spec.min,
                 max_value=spec.max,
                 required=False,  # left empty: the default figure
@@ -174,6 +257,18 @@ def _plain(number: float) -> float | int:
 
 def _label(key: str) -> str:
     return gettext(questionnaire.QUESTIONS[key].label)
+
+
+def _named_problem(key: str, problem: str) -> str:
+    """A problem between answers, prefixed with the field it is shown next to."""
+    return gettext("%(label)s: %(problem)s") % {"label": _label(key), "problem": problem}
+
+
+def _input_id(field: forms.BoundField) -> str:
+    """The id of the input a link to the field focuses: the first radio of a choice."""
+    if isinstance(field.field.widget, forms.RadioSelect):
+        return f"{field.auto_id}_0"
+    return field.auto_id
 
 
 def _step_form_class(step: questionnaire.Step) -> type[StepForm]:

@@ -65,7 +65,7 @@ def test_a_bad_value_shows_its_message_next_to_the_field(browser, live_server, r
     page.get_by_label("GPUs needed at peak").fill("0")
     page.get_by_role("button", name="Next").click()
     field = page.locator("#field-gpus")
-    expect(field.locator(".error")).to_contain_text("greater than or equal to 1")
+    expect(field.locator(".error")).to_contain_text("from 1 to 100,000 GPUs")
     expect(page.get_by_role("heading", name="Utilization and scale")).to_be_visible()
     assert page.errors == []
 

@@ -88,7 +88,10 @@ def test_a_document_gets_the_message_the_wizard_field_gives(key, value, language
             shown = " ".join(error.messages)
         else:
             pytest.fail("the wizard accepted it")
-    assert problem.startswith(shown)
+        label = str(field.label)
+    assert shown.startswith(f"{label}: ") or shown.startswith(f"{label}：")  # names the field
+    if question.kind in ("int", "float"):
+        assert allowed in shown  # and the range the API and `decide` give
     assert problem.endswith((f"(allowed: {allowed})", f"（允许：{allowed}）"))
 
 

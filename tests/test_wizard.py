@@ -106,9 +106,19 @@ def test_a_bad_value_keeps_the_other_answers_typed_on_the_page(client, rules):
 
 def test_back_saves_valid_answers_and_goes_to_the_previous_step(client, rules):
     assessment, token, _view = make_assessment(answers=make_answers("growth"))
-    data = STEP_POSTS["utilization"] | {"gpus": "0", "utilization_pct": "42", "back": "1"}
+    data = STEP_POSTS["utilization"] | {"utilization_pct": "42", "back": "1"}
     response = client.post(step_url(token, "utilization"), data)
     assert response.url == step_url(token, "workload")
+    assessment.refresh_from_db()
+    assert assessment.answers["utilization_pct"] == 42
+
+
+def test_back_with_a_bad_value_saves_the_valid_ones_and_stays_to_say_why(client, rules):
+    assessment, token, _view = make_assessment(answers=make_answers("growth"))
+    data = STEP_POSTS["utilization"] | {"gpus": "0", "utilization_pct": "42", "back": "1"}
+    response = client.post(step_url(token, "utilization"), data)
+    assert response.status_code == 200  # not silently dropped: the 0 is still in its field
+    assert 'name="gpus" value="0"' in response.content.decode()
     assessment.refresh_from_db()
     assert assessment.answers["utilization_pct"] == 42
     assert assessment.answers["gpus"] == 64  # the invalid 0 did not overwrite it
@@ -136,7 +146,9 @@ def test_htmx_errors_come_back_with_200_and_the_field_message(client, rules):
         HTTP_HX_REQUEST="true",
     )
     assert response.status_code == 200
-    assert "greater than or equal to 1" in response.content.decode()
+    assert "GPUs needed at peak: enter a whole number from 1 to 100,000 GPUs." in (
+        response.content.decode()
+    )
 
 
 def test_htmx_last_step_redirects_the_whole_page_to_the_result(client, rules):

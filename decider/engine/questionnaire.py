@@ -63,14 +63,12 @@ class Question:
         values = self.values()
         if values is not None:
             return " | ".join(values)
-        kind = gettext("a whole number") if self.kind == "int" else gettext("a number")
-        if self.max is None:
-            return gettext("%(kind)s ≥ %(min)s") % {"kind": kind, "min": number_text(self.min)}
-        return gettext("%(kind)s from %(min)s to %(max)s") % {
-            "kind": kind,
-            "min": number_text(self.min),
-            "max": number_text(self.max),
-        }
+        return range_text(
+            whole=self.kind == "int",
+            low=self.min,
+            high=self.max,
+            unit=gettext(self.unit) if self.unit else "",
+        )
 
     def to_form_value(self, value: Any) -> Any:
         """The stored answer as a form's initial value."""
@@ -132,6 +130,28 @@ class Question:
                 "limit_value": number_text(self.max)
             }
         return None
+
+
+def range_text(*, whole: bool, low: float | None, high: float | None, unit: str = "") -> str:
+    """The numbers allowed, in words with their unit ("a whole number from 1 to 100,000 GPUs").
+
+    The one wording of a range: the wizard's messages, the API's and `decide`'s say it so.
+    """
+    kind = gettext("a whole number") if whole else gettext("a number")
+    values = {"kind": kind, "min": grouped_text(low), "max": grouped_text(high), "unit": unit}
+    if high is None:
+        text = gettext("%(kind)s of %(min)s or more %(unit)s") % values
+    else:
+        text = gettext("%(kind)s from %(min)s to %(max)s %(unit)s") % values
+    return " ".join(text.split())  # no unit: no stray space
+
+
+def grouped_text(number: float | None) -> str:
+    """100000 -> "100,000", 0.5 -> "0.5"; bounds as people read them."""
+    text = number_text(number)
+    if not text or "." in text or "e" in text:
+        return text
+    return f"{int(text):,}"
 
 
 QUESTIONS: dict[str, Question] = {
