@@ -2,10 +2,12 @@
 FROM python:3.11-slim-bookworm
 
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 DECIDER_CHROMIUM_PATH=/usr/bin/chromium
-# Debian's Chromium renders the PDF report; the CJK fonts make Chinese print.
+# Debian's Chromium renders the PDF report; the CJK fonts make Chinese print, and
+# the build fails if fontconfig (how the app checks) finds no Chinese font.
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends chromium fonts-noto-cjk \
-    && rm -rf /var/lib/apt/lists/*
+    && apt-get install -y --no-install-recommends chromium fontconfig fonts-noto-cjk \
+    && rm -rf /var/lib/apt/lists/* \
+    && fc-list :lang=zh | grep -q .
 
 WORKDIR /app
 COPY requirements.txt .

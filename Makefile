@@ -10,7 +10,7 @@ PIP_TOOLS_PIP_VERSION := 26.3
 PIP_COMPILE = CUSTOM_COMPILE_COMMAND="make lock" $(TOOLS_VENV)/bin/pip-compile --quiet \
 	--strip-extras --allow-unsafe --no-emit-index-url --no-emit-find-links $(LOCK_ARGS)
 
-.PHONY: run admin test test-fast typecheck setup browser lock lint format messages bench clean
+.PHONY: run admin test test-fast typecheck setup browser fonts lock lint format messages bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -34,18 +34,23 @@ lock: | $(TOOLS_VENV)/bin/pip-compile
 	$(PIP_COMPILE) --output-file=requirements.txt requirements.in
 	$(PIP_COMPILE) --output-file=requirements-dev.txt requirements-dev.in
 
-# Debian's Chromium drives the browser tests and renders PDFs; the CJK fonts
-# make Chinese print in the PDF. Each is checked and installed on its own.
-browser:
+# Debian's Chromium drives the browser tests and renders PDFs; the CJK fonts make
+# Chinese print in the PDF (without them every Chinese PDF is empty boxes, and the
+# app refuses to cache one). `run`, `test` and `bench` check both and install what
+# is missing (apt-get, root); `fc-list` (fontconfig) is how the app checks too.
+browser: fonts
 	@command -v chromium >/dev/null 2>&1 || { \
 	  echo "Installing Debian's chromium (needs root)..."; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
-	@if ! dpkg -s fonts-noto-cjk >/dev/null 2>&1 && [ -z "$$(fc-list :lang=zh 2>/dev/null)" ]; then \
-	  echo "Installing Debian's fonts-noto-cjk for Chinese PDFs (needs root)..."; \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fonts-noto-cjk >/dev/null; \
-	fi
 
-run: setup
+fonts:
+	@if [ -z "$$(fc-list :lang=zh 2>/dev/null)" ]; then \
+	  echo "Installing Debian's fonts-noto-cjk for Chinese PDFs (needs root)..."; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fontconfig fonts-noto-cjk >/dev/null; \
+	fi
+	@fc-list :lang=zh | grep -q . || { echo "No Chinese font (fc-list :lang=zh is empty): Chinese PDFs would print empty boxes." >&2; exit 1; }
+
+run: setup browser
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py load_defaults
 	$(BIN)/python manage.py ensure_admin

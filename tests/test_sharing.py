@@ -150,7 +150,7 @@ def test_shared_pages_load_nothing_from_third_parties(client, shared):
 
 def test_a_replaced_view_link_stops_working_and_the_new_one_works(client, shared):
     assessment, edit, old_view = shared
-    client.post(reverse("decider-links", args=[edit]), {"action": "new-view"})
+    client.post(reverse("decider-links", args=[edit]), {"action": "new-view", "confirm": "1"})
     assert client.get(reverse("decider-view", args=[old_view])).status_code == 404
     assessment.refresh_from_db()
     new_view = assessment.view_token(edit_token=edit)
@@ -162,11 +162,12 @@ def test_a_replaced_view_link_stops_working_and_the_new_one_works(client, shared
 
 def test_a_revoked_view_link_answers_404_until_a_new_one_is_made(client, shared):
     assessment, edit, view = shared
-    client.post(reverse("decider-links", args=[edit]), {"action": "revoke-view"})
+    client.post(reverse("decider-links", args=[edit]), {"action": "revoke-view", "confirm": "1"})
     assert client.get(reverse("decider-view", args=[view])).status_code == 404
     assert client.get(reverse("decider-view-json", args=[view])).status_code == 404
     page = client.get(reverse("decider-result", args=[edit])).content.decode()
     assert "Revoked." in page
+    # Nothing stops working now, so a new link needs no confirmation.
     client.post(reverse("decider-links", args=[edit]), {"action": "new-view"})
     assessment.refresh_from_db()
     assert (
@@ -179,7 +180,9 @@ def test_a_revoked_view_link_answers_404_until_a_new_one_is_made(client, shared)
 
 def test_a_replaced_edit_link_stops_working_and_keeps_the_view_link(client, shared):
     assessment, old_edit, view = shared
-    response = client.post(reverse("decider-links", args=[old_edit]), {"action": "new-edit"})
+    response = client.post(
+        reverse("decider-links", args=[old_edit]), {"action": "new-edit", "confirm": "1"}
+    )
     new_edit = response["Location"].split("/a/")[1].split("/")[0]
     assert new_edit != old_edit
     assert client.get(reverse("decider-result", args=[old_edit])).status_code == 404
@@ -204,7 +207,7 @@ def test_my_assessments_drops_a_revoked_link(client, shared):
     _assessment, edit, view = shared
     client.get(reverse("decider-view", args=[view]))
     other = client.__class__()
-    other.post(reverse("decider-links", args=[edit]), {"action": "revoke-view"})
+    other.post(reverse("decider-links", args=[edit]), {"action": "revoke-view", "confirm": "1"})
     page = client.get(reverse("decider-mine")).content.decode()
     assert "Board pack 2027" not in page
 
