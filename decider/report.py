@@ -10,9 +10,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from django.utils import timezone
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
+from decider import summary
 from decider.charts import chart_compare, charts_for
 from decider.checklist import checklist_for
 from decider.engine import questionnaire, scoring
@@ -125,6 +127,12 @@ def result_context(assessment: Assessment, *, currency: str) -> dict[str, Any]:
         (o["key"] for o in outcomes if o["key"] != recommendation and not o["excluded"]), None
     )
     migration = {**costs["migration"], "currency": currency}
+    sensitivity = sensitivity_summary(assessment)
+    note_items = cost_note_items(costs)
+    notes = [text for _kind, text in note_items]
+    language = get_language() or "en"
+    scored = (assessment.scored_at or timezone.now()).date()
+    totals = _total_rows(costs)
     return {
         "assessment": assessment,
         "result": result,
@@ -140,12 +148,31 @@ def result_context(assessment: Assessment, *, currency: str) -> dict[str, Any]:
         "outcomes": outcomes,
         "costs": costs,
         "currency": currency,
-        "charts": charts_for(costs),
+        "charts": charts_for(costs, recommended=recommendation),
         "checklist": checklist_for(recommendation, assessment.answers, migration),
         "answers_table": answers_table(assessment.answers),
-        "totals": _total_rows(costs),
+        "totals": totals,
         "yearly_rows": _yearly_rows(costs),
-        "cost_notes": cost_notes(costs),
+        "cost_notes": notes,
+        "sensitivity": sensitivity,
+        "summary": {
+            "options": summary.option_figures(costs, recommendation),
+            "runner_up": outcome_name(runner_up) if runner_up else None,
+            "flips": summary.what_would_flip(sensitivity, costs),
+            "deciding": summary.deciding_answers(result, runner_up, language),
+            "risks": summary.risks(
+                result=result,
+                runner_up=runner_up,
+                costs=costs,
+                notes=note_items,
+                language=language,
+            ),
+            "next_steps": summary.next_steps(
+                recommendation=recommendation, costs=costs, start=scored
+            ),
+            "price_dates": summary.price_dates(costs),
+            "scored": scored,
+        },
         "assumption_rows": _figure_rows(costs, overrides=assessment.answers.get("costs", {})),
         "progress": progress(assessment.answers, None),
         "first_step": questionnaire.STEPS[0].slug,
@@ -191,8 +218,14 @@ def _yearly_rows(costs: Mapping[str, Any]) -> list[list[Any]]:
 
 def cost_notes(costs: Mapping[str, Any]) -> list[str]:
     """What a reader of the cost section must not miss, in sentences."""
+    return [text for _kind, text in cost_note_items(costs)]
+
+
+def cost_note_items(costs: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """The cost notes, each with what it is about: "rule_of_thumb", "delay" and "hires" (the
+    two about owning), "present_value"."""
     currency = costs["currency"]
-    notes = []
+    notes: list[tuple[str, str]] = []
     if against := costs.get("against_rule_of_thumb"):
         figure = (
             FIGURES[against["figure"]].label.get(get_language() or "en")
@@ -200,45 +233,57 @@ def cost_notes(costs: Mapping[str, Any]) -> list[str]:
             else ""
         )
         notes.append(
-            _(
-                "At %(pct)s %% average utilization the source's rule of thumb favours "
-                "%(expected)s, yet %(cheapest)s costs less here. The figure that decides it "
-                "most is “%(figure)s”: check it against your own quotes."
+            (
+                "rule_of_thumb",
+                _(
+                    "At %(pct)s %% average utilization the source's rule of thumb favours "
+                    "%(expected)s, yet %(cheapest)s costs less here. The figure that decides it "
+                    "most is “%(figure)s”: check it against your own quotes."
+                )
+                % {
+                    "pct": f"{against['utilization_pct']:g}",
+                    "expected": outcome_name(against["expected"]),
+                    "cheapest": cost_option_label(against["cloud_mode"])
+                    if against["cheapest"] == "cloud"
+                    else outcome_name(against["cheapest"]),
+                    "figure": figure,
+                },
             )
-            % {
-                "pct": f"{against['utilization_pct']:g}",
-                "expected": outcome_name(against["expected"]),
-                "cheapest": cost_option_label(against["cloud_mode"])
-                if against["cheapest"] == "cloud"
-                else outcome_name(against["cheapest"]),
-                "figure": figure,
-            }
         )
     if costs.get("onprem_delay_months"):
         notes.append(
-            _(
-                "Work on data that must stay cannot run in the cloud while the hardware "
-                "arrives: its first jobs wait %(months)s months."
+            (
+                "delay",
+                _(
+                    "Work on data that must stay cannot run in the cloud while the hardware "
+                    "arrives: its first jobs wait %(months)s months."
+                )
+                % {"months": f"{costs['onprem_delay_months']:g}"},
             )
-            % {"months": f"{costs['onprem_delay_months']:g}"}
         )
     if costs.get("onprem_hires_fte"):
         notes.append(
-            _(
-                "Owning needs %(fte)s FTE more than your team has; their pay and recruiting are "
-                "in the on-premises cost, and they take %(months)s months to hire."
+            (
+                "hires",
+                _(
+                    "Owning needs %(fte)s FTE more than your team has; their pay and recruiting are "
+                    "in the on-premises cost, and they take %(months)s months to hire."
+                )
+                % {
+                    "fte": f"{costs['onprem_hires_fte']:g}",
+                    "months": f"{costs['assumptions']['hiring_months']['value']:g}",
+                },
             )
-            % {
-                "fte": f"{costs['onprem_hires_fte']:g}",
-                "months": f"{costs['assumptions']['hiring_months']['value']:g}",
-            }
         )
     notes.append(
-        _(
-            "Present values discount later spending at %(rate)s %% a year (the cost of "
-            "capital); the cost verdict compares them. Totals are plain sums in %(currency)s."
+        (
+            "present_value",
+            _(
+                "Present values discount later spending at %(rate)s %% a year (the cost of "
+                "capital); the cost verdict compares them. Totals are plain sums in %(currency)s."
+            )
+            % {"rate": f"{costs['discount_rate'] * 100:g}", "currency": currency},
         )
-        % {"rate": f"{costs['discount_rate'] * 100:g}", "currency": currency}
     )
     return notes
 
@@ -369,7 +414,10 @@ def compare_context(assessments: list[Assessment], *, currency: str) -> dict[str
         "answer_rows": answer_rows,
         "totals": totals,
         "currency": currency,
-        "chart": chart_compare([(c["title"], c["costs"]) for c in columns]),
+        "chart": chart_compare(
+            [(c["title"], c["costs"]) for c in columns],
+            recommended=[c["assessment"].scoring_result().recommendation for c in columns],
+        ),
     }
 
 

@@ -93,7 +93,38 @@ def assessment_evaluate(
 
 def assessment_score(assessment: Assessment, *, refresh: bool = False) -> None:
     """Score and keep the result, with the figures and rules used, as a snapshot."""
-    ruleset, evaluation, figures = assessment_evaluate(assessment, refresh=refresh)
+    _take_result(assessment, *assessment_evaluate(assessment, refresh=refresh))
+    assessment.save(update_fields=[*Assessment.SCORED_FIELDS, "updated_at"])
+
+
+def assessment_what_if(assessment: Assessment, answers: dict[str, Any]) -> Assessment:
+    """An unsaved copy scored on other answers, with the original's pinned rules and figures,
+    so the difference on the page is the change alone."""
+    trial = Assessment(
+        name=assessment.name,
+        answers=answers,
+        revision=assessment.revision,
+        ruleset=assessment.ruleset,
+        result=assessment.result,
+    )
+    _take_result(trial, *assessment_evaluate(trial))
+    return trial
+
+
+def assessment_save_scenario(
+    assessment: Assessment, answers: dict[str, Any], *, name: str
+) -> tuple[Assessment, str, str]:
+    """A saved copy with other answers and its own links, scored like `assessment_what_if`."""
+    trial = assessment_what_if(assessment, answers)
+    scored = {field: getattr(trial, field) for field in Assessment.SCORED_FIELDS}
+    return Assessment.create_with_links(
+        name=name, answers=answers, revision=assessment.revision, **scored
+    )
+
+
+def _take_result(
+    assessment: Assessment, ruleset: RuleSet, evaluation: Evaluation, figures: dict[str, Figure]
+) -> None:
     scoring_data = scoring.result_as_dict(evaluation.result)
     del scoring_data["recommendation"]  # kept in its own column
     assessment.ruleset = ruleset
@@ -108,7 +139,6 @@ def assessment_score(assessment: Assessment, *, refresh: bool = False) -> None:
     assessment.derived = evaluation.derived
     assessment.scored_revision = assessment.revision
     assessment.scored_at = timezone.now()
-    assessment.save(update_fields=[*Assessment.SCORED_FIELDS, "updated_at"])
 
 
 def newer_basis(assessment: Assessment) -> dict[str, Any] | None:

@@ -24,9 +24,12 @@ urlpatterns = [
     path("", views.home, name="decider-home"),
     path("mine/", views.mine, name="decider-mine"),
     path("compare/", views.compare, name="decider-compare"),
+    path("method/", views.method, name="decider-method"),
     # Edit links.
     path("a/<token:token>/step/<slug:slug>/", views.step, name="decider-step"),
     path("a/<token:token>/", views.result, name="decider-result"),
+    path("a/<token:token>/what-if/", views.what_if, EDIT, name="decider-edit-what-if"),
+    path("a/<token:token>/scenario/", views.save_scenario, EDIT, name="decider-edit-scenario"),
     path("a/<token:token>.json", api.assessment_json, EDIT, name="decider-edit-json"),
     path("a/<token:token>/report/", views.printable, EDIT, name="decider-edit-report"),
     path("a/<token:token>/report.pdf", views.report_pdf, EDIT, name="decider-edit-pdf"),
@@ -36,6 +39,8 @@ urlpatterns = [
     path("a/<token:token>/rescore/", views.rescore, name="decider-rescore"),
     # View-only links.
     path("v/<token:token>/", views.result, VIEW, name="decider-view"),
+    path("v/<token:token>/what-if/", views.what_if, VIEW, name="decider-view-what-if"),
+    path("v/<token:token>/scenario/", views.save_scenario, VIEW, name="decider-view-scenario"),
     path("v/<token:token>.json", api.assessment_json, VIEW, name="decider-view-json"),
     path("v/<token:token>/report/", views.printable, VIEW, name="decider-view-report"),
     path("v/<token:token>/report.pdf", views.report_pdf, VIEW, name="decider-view-pdf"),

@@ -4,24 +4,29 @@ from collections.abc import Callable
 from functools import wraps
 from typing import Any
 
+from django.conf import settings
 from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.utils.http import content_disposition_header, url_has_allowed_host_and_scheme
+from django.utils.cache import patch_vary_headers
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 from django_htmx.middleware import HtmxDetails
 
+from decider import method as decider_method
 from decider import pdf, report, services
 from decider.engine import questionnaire
 from decider.engine.costs import CURRENCIES
 from decider.engine.outcomes import outcome_name
 from decider.forms import STEP_FORMS, FiguresStepForm, NameForm, StartForm, StepForm
-from decider.models import NAME_MAX_LENGTH, Assessment, Assumption, token_hash
+from decider.models import NAME_MAX_LENGTH, Assessment, Assumption, RuleSet, token_hash
 from decider.personas import PRESETS
+from decider.rulesets import ruleset_rulebook
+from decider.whatif import WhatIfForm
 
 RECENT_LIMIT = 20
 COMPARE_MAX = 4
@@ -66,7 +71,12 @@ def shared_page(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse
 
     @wraps(view)
     def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        response = view(request, *args, **kwargs)
+        try:
+            response = view(request, *args, **kwargs)
+        except Http404:
+            # A wrong, revoked or replaced link: our own page, in DEBUG too (Django's
+            # technical 404 would show the URL patterns to whoever holds a dead link).
+            response = render(request, "404.html", status=404)
         response["Referrer-Policy"] = "no-referrer"
         response["Cache-Control"] = "no-store"
         response["X-Robots-Tag"] = "noindex, nofollow"
@@ -151,6 +161,19 @@ def home(request: HttpRequest) -> HttpResponse:
     return render(request, "decider/home.html", context)
 
 
+@require_GET
+def method(request: HttpRequest) -> HttpResponse:
+    """What the source argues, section by section, and what each section drives here."""
+    ruleset = RuleSet.current()
+    rulebook = ruleset_rulebook(ruleset) if ruleset else None
+    language = get_language() or "en"
+    context = {
+        "sections": decider_method.sections_for(rulebook, language),
+        "source_title": decider_method.SOURCE_TITLE,
+    }
+    return render(request, "decider/method.html", context)
+
+
 @shared_page
 @require_GET
 def mine(request: HttpRequest) -> HttpResponse:
@@ -229,6 +252,12 @@ def step(request: HtmxHttpRequest, token: str, slug: str) -> HttpResponse:
     index = questionnaire.STEPS.index(current)
 
     if request.method == "POST":
+        if _switched(request):
+            # The language or currency buttons submit this form: keep what was typed.
+            request.session[_draft_key(token, slug)] = _typed(request, current, assessment)
+            url = reverse("decider-step", args=[token, slug])
+            response = HttpResponseClientRedirect(url) if request.htmx else redirect(url)
+            return _switch_apply(request, response)
         form = _step_form(current, assessment, data=request.POST)
         going_back = "back" in request.POST
         if going_back or form.is_valid():
@@ -237,20 +266,85 @@ def step(request: HtmxHttpRequest, token: str, slug: str) -> HttpResponse:
             except services.SaveContention:
                 form.add_error(None, _("Others are saving this assessment right now; try again."))
                 return _render_step(request, assessment, current, form)
-            if not conflicts:
-                return _after_step(request, token, assessment, index, going_back)
-            form = _conflict_form(request, current, assessment, conflicts)
+            if conflicts:
+                form = _conflict_form(request, current, assessment, conflicts)
+            elif going_back and form.typed_errors():
+                form = _held_back_form(request, current, assessment)
+            else:
+                finish = "finish" in request.POST
+                return _after_step(request, token, assessment, index, going_back, finish)
+    elif draft := request.session.pop(_draft_key(token, slug), None):
+        form = _step_form(current, assessment, data=draft)
+        form.is_valid()
+        form.keep_typed_errors_only()
     else:
         form = _step_form(current, assessment)
     return _render_step(request, assessment, current, form)
 
 
+def _held_back_form(
+    request: HttpRequest, step: questionnaire.Step, assessment: Assessment
+) -> StepForm:
+    """Back with a typed value that is not valid: the valid ones are saved, the step stays,
+    with what was typed still in its fields and the message why next to each."""
+    drawn = _step_form(step, assessment)
+    data = request.POST.copy()
+    data["revision"], data["base"] = drawn["revision"].value(), drawn["base"].value()
+    form = _step_form(step, assessment, data=data)
+    form.is_valid()
+    form.keep_typed_errors_only()
+    form.add_error(None, _("Not saved yet: correct these answers, or clear them, to go back."))
+    return form
+
+
+def _draft_key(token: str, slug: str) -> str:
+    return f"draft:{token_hash(token)[:16]}:{slug}"
+
+
+def _typed(request: HttpRequest, step: questionnaire.Step, assessment: Assessment) -> dict:
+    """The step's fields as they were typed, to show again after the page reloads."""
+    names = _step_form(step, assessment).fields
+    return {name: request.POST[name] for name in names if name in request.POST}
+
+
+def _switched(request: HttpRequest) -> bool:
+    """Whether the step form was sent by the language or currency switcher's buttons."""
+    language, currency = request.POST.get("language"), request.POST.get("currency")
+    return language in dict(settings.LANGUAGES) or currency in CURRENCIES
+
+
+def _switch_apply(request: HttpRequest, response: HttpResponse) -> HttpResponse:
+    """Remember the language (as Django's set_language does) or the currency chosen."""
+    if (currency := request.POST.get("currency")) in CURRENCIES:
+        request.session["currency"] = currency
+    if (language := request.POST.get("language")) in dict(settings.LANGUAGES):
+        response.set_cookie(
+            settings.LANGUAGE_COOKIE_NAME,
+            language,
+            max_age=settings.LANGUAGE_COOKIE_AGE,
+            path=settings.LANGUAGE_COOKIE_PATH,
+            domain=settings.LANGUAGE_COOKIE_DOMAIN,
+            secure=settings.LANGUAGE_COOKIE_SECURE,
+            httponly=settings.LANGUAGE_COOKIE_HTTPONLY,
+            samesite=settings.LANGUAGE_COOKIE_SAMESITE,
+        )
+    return response
+
+
 def _after_step(
-    request: HtmxHttpRequest, token: str, assessment: Assessment, index: int, going_back: bool
+    request: HtmxHttpRequest,
+    token: str,
+    assessment: Assessment,
+    index: int,
+    going_back: bool,
+    finish: bool = False,
 ) -> HttpResponse:
+    missing = questionnaire.first_incomplete_step(assessment.answers)
     if going_back:
         target = questionnaire.STEPS[max(index - 1, 0)]
-    elif index + 1 < len(questionnaire.STEPS):
+    elif finish and missing is not None:
+        target = missing  # "Save and see the result" with a step still unanswered
+    elif not finish and index + 1 < len(questionnaire.STEPS):
         target = questionnaire.STEPS[index + 1]
     else:
         url = reverse("decider-result", args=[token])
@@ -276,6 +370,9 @@ def _render_step(
         "step_number": questionnaire.STEPS.index(current) + 1,
         "is_first": current is questionnaire.STEPS[0],
         "is_last": current is questionnaire.STEPS[-1],
+        "can_finish": questionnaire.first_incomplete_step(assessment.answers) is None,
+        # The language and currency buttons submit the step form, so what was typed stays.
+        "switch_form": "step-form",
     }
     template = "decider/step.html#swap" if request.htmx else "decider/step.html"
     return render(request, template, context)
@@ -299,17 +396,69 @@ def _links(request: HttpRequest, assessment: Assessment, edit_token: str) -> dic
 @scored_link
 def result(request: HttpRequest, assessment: Assessment, token: str, kind: str) -> HttpResponse:
     _remember(request, token, kind=kind)
-    context = report.result_context(assessment, currency=currency_of(request))
+    return _result_page(request, assessment, token, kind, what_if=_what_if_form(assessment))
+
+
+@shared_page
+@require_GET
+@scored_link
+def what_if(request: HttpRequest, assessment: Assessment, token: str, kind: str) -> HttpResponse:
+    """The result on changed answers, scored with the same rules and figures and not saved."""
+    form = _what_if_form(assessment, request.GET)
+    shown = services.assessment_what_if(assessment, form.trial) if form.is_valid() else assessment
+    return _result_page(request, shown, token, kind, what_if=form, saved=assessment)
+
+
+@shared_page
+@require_POST
+@scored_link
+def save_scenario(
+    request: HttpRequest, assessment: Assessment, token: str, kind: str
+) -> HttpResponse:
+    """Keep a what-if (or, with no changes, the assessment as it is) as a copy of one's own."""
+    form = _what_if_form(assessment, request.POST)
+    if not form.is_valid():
+        return _result_page(request, assessment, token, kind, what_if=form, saved=assessment)
+    name = _("Scenario of %(name)s") % {"name": assessment.name or _("assessment")}
+    _copy, edit_token, _view = services.assessment_save_scenario(
+        assessment, form.trial, name=name[:NAME_MAX_LENGTH]
+    )
+    _remember(request, edit_token)
+    messages.success(
+        request, _("Saved as a scenario with its own links. The original is unchanged.")
+    )
+    return redirect("decider-result", token=edit_token)
+
+
+def _what_if_form(assessment: Assessment, data: Any = None) -> WhatIfForm:
+    return WhatIfForm(data, answers=assessment.answers, figures=services.scored_figures(assessment))
+
+
+def _result_page(
+    request: HttpRequest,
+    shown: Assessment,
+    token: str,
+    kind: str,
+    *,
+    what_if: WhatIfForm,
+    saved: Assessment | None = None,
+) -> HttpResponse:
+    """The result page of `shown`: the saved assessment, or a trial of it (`saved` given)."""
+    trial = saved is not None and shown is not saved
+    context = report.result_context(shown, currency=currency_of(request))
     context |= {
         "token": token,
-        "can_edit": kind == "edit",
-        "newer": services.newer_basis(assessment),
-        "sensitivity": report.sensitivity_summary(assessment),
+        "kind": kind,
+        "can_edit": kind == "edit" and not trial,
+        "newer": None if trial else services.newer_basis(shown),
+        "what_if": what_if,
+        "trial": trial,
+        "trial_changes": what_if.changed() if trial else [],
     }
-    if kind == "edit":
+    if kind == "edit" and not trial:
         context |= {
-            "links": _links(request, assessment, token),
-            "name_form": NameForm(initial={"name": assessment.name}),
+            "links": _links(request, shown, token),
+            "name_form": NameForm(initial={"name": shown.name}),
         }
     return render(request, "decider/result.html", context)
 
@@ -331,7 +480,6 @@ def _report_context(
         "kind": kind,
         "paper": paper if paper in pdf.PAPERS else "a4",
         "pdf_url": reverse(f"decider-{kind}-pdf", args=[token]),
-        "sensitivity": report.sensitivity_summary(assessment),
     }
     return context
 
@@ -339,21 +487,51 @@ def _report_context(
 @shared_page
 @require_GET
 @scored_link
-def report_pdf(request: HttpRequest, assessment: Assessment, token: str, kind: str) -> HttpResponse:
-    context = _report_context(request, assessment, token, kind)
-    context["for_pdf"] = True
+def report_pdf(
+    request: HtmxHttpRequest, assessment: Assessment, token: str, kind: str
+) -> HttpResponse:
+    """The PDF when it is cached or printed within a moment, else "being prepared".
+
+    A browser (it asks for HTML first) waits `pdf.WAIT_PAGE_S`, then gets a page that
+    polls this URL (htmx; a refresh without JavaScript) and starts the download once
+    the PDF is ready. Any other client (curl, scripts: `*/*` or `application/pdf`)
+    waits for the PDF itself, up to `pdf.WAIT_CLIENT_S`.
+    """
+    paper = request.GET.get("paper", "a4")
+    # What the waiting and failure pages need; the report's own context only for a render.
+    context: dict[str, Any] = {"token": token, "kind": kind, "poll_s": pdf.POLL_S}
+    context["paper"] = paper if paper in pdf.PAPERS else "a4"
+    person = request.get_preferred_type(["application/pdf", "text/html"]) == "text/html"
+    wait = pdf.WAIT_POLL_S if request.htmx else (pdf.WAIT_PAGE_S if person else pdf.WAIT_CLIENT_S)
+
+    def html() -> str:
+        report_context = _report_context(request, assessment, token, kind) | {"for_pdf": True}
+        return render(request, "decider/report.html", report_context).content.decode()
+
     try:
         document = pdf.report_pdf(
             assessment,
-            html=lambda: render(request, "decider/report.html", context).content.decode(),
-            variant=(get_language() or "en", context["currency"], context["paper"]),
+            html=html,
+            variant=(get_language() or "en", currency_of(request), context["paper"]),
+            wait=wait,
         )
+    except pdf.PdfBusy:
+        document = None  # the next poll queues it
     except pdf.PdfError:
         context["pdf_failed"] = True
+        if request.htmx:  # swapped into the waiting page (htmx swaps no 5xx)
+            return render(request, "decider/pdf_preparing.html#status", context)
         return render(request, "decider/pdf_failed.html", context, status=503)
-    filename = f"decider-{(assessment.name or 'assessment')[:40]}.pdf"
-    response = HttpResponse(document, content_type="application/pdf")
-    response["Content-Disposition"] = content_disposition_header(True, filename)
+    if request.htmx:
+        context["ready"] = document is not None
+        response = render(request, "decider/pdf_preparing.html#status", context)
+    elif document is None:
+        response = render(request, "decider/pdf_preparing.html", context, status=202)
+        response["Retry-After"] = str(pdf.POLL_S)
+    else:
+        response = HttpResponse(document, content_type="application/pdf")
+        response["Content-Disposition"] = pdf.content_disposition(assessment.name)
+    patch_vary_headers(response, ["Accept", "HX-Request"])
     return response
 
 
@@ -388,9 +566,19 @@ def copy(request: HttpRequest, token: str) -> HttpResponse:
 @shared_page
 @require_POST
 def links(request: HttpRequest, token: str) -> HttpResponse:
-    """Revoke or replace the view link, or replace the edit link itself."""
+    """Revoke or replace the view link, or replace the edit link itself.
+
+    What makes a link stop working is done only with `confirm=1`: without it the
+    answer is a page that asks (the button's `data-confirm` asks in the browser first).
+    """
     assessment = _get_assessment(token)
     action = request.POST.get("action")
+    breaks_a_link = action in ("revoke-view", "new-edit") or (
+        action == "new-view" and assessment.view_hash
+    )
+    if breaks_a_link and request.POST.get("confirm") != "1":
+        context = {"action": action, "token": token, "assessment": assessment}
+        return render(request, "decider/links_confirm.html", context)
     if action == "new-view":
         assessment.view_link_replace(edit_token=token)
         messages.success(request, _("A new view-only link is ready. The old one no longer works."))

@@ -167,7 +167,7 @@ def test_resale_follows_a_declining_curve_and_is_labelled():
     with override("en"):
         cumulative = charts_for(costs)[0]
     labels = [a["text"] for a in cumulative.figure["layout"]["annotations"]]
-    assert any(label.startswith("Resale:") for label in labels)
+    assert any(label.startswith("Resale credit:") for label in labels)
 
 
 def test_present_value_discounts_later_spending_and_drives_the_verdict():
@@ -243,7 +243,12 @@ def test_every_answer_gets_a_story_that_adds_up(answers, discount):
         node = costs["assumptions"]["gpus_per_node"]["value"]
         must_own = (1 - questionnaire.cloud_share_pct(answers) / 100) * answers["gpus"]
         owned = costs["hybrid_owned_gpus"]
-        assert owned > answers["base_gpus"] - node or owned < must_own + node
+        if not (owned > answers["base_gpus"] - node or owned < must_own + node):
+            # Allowed only as a tie: owning the base costs no more than 0.01 % over the best
+            # (a node owned and a node committed can cost the same over the horizon).
+            curve = dict(zip(*costs["hybrid_curve"].values(), strict=True))
+            at_base = min(t for o, t in curve.items() if o >= answers["base_gpus"] - node)
+            assert at_base <= costs["totals"]["hybrid"] * 1.0001
     committed = costs["totals"]["cloud_committed"]
     assert committed <= costs["totals"]["cloud_on_demand"] + 0.01
     assert committed <= costs["totals"]["cloud_reserved"] + 0.01

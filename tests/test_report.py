@@ -6,8 +6,10 @@ import unicodedata
 import pypdf
 import pytest
 from django.urls import reverse
+from django.utils.html import escape
 
 from decider import pdf
+from decider.engine.figures import FIGURES
 from decider.models import ReportPdf
 from tests.factories import make_answers, make_assessment
 
@@ -33,7 +35,9 @@ def test_the_report_page_carries_every_answer_and_figure_without_the_site(client
     assessment.refresh_from_db()
     assert 'class="site-header"' not in page and "My assessments" not in page
     figures = assessment.result["assumptions"]
-    assert all(f"<code>{name}</code>" in page for name in figures)
+    # Each figure by its name a reader knows, with its value at its own precision.
+    assert all(escape(FIGURES[name].label.en) in page for name in figures)
+    assert '<td class="num">0.005</td>' in page  # cloud_fte: 0.005 FTE per GPU, not "0.01"
     assert all(
         f["source"][:30] in page.replace("&#x27;", "'").replace("&quot;", '"')
         for f in figures.values()
@@ -53,7 +57,7 @@ def test_the_pdf_is_a_real_pdf_with_the_recommendation_and_sources(client, share
     assessment, _edit, view = shared
     response = client.get(reverse("decider-view-pdf", args=[view]))
     assert response["Content-Type"] == "application/pdf"
-    assert 'filename="decider-Board pack 2027.pdf"' in response["Content-Disposition"]
+    assert 'filename="decider-board-pack-2027.pdf"' in response["Content-Disposition"]
     content = b"".join(response.streaming_content) if response.streaming else response.content
     assert content.startswith(b"%PDF-")
     pages, text = _pdf_text(content)

@@ -1,4 +1,8 @@
+from decimal import Decimal
+
 from django import template
+
+from decider.method import cite_links
 
 register = template.Library()
 
@@ -41,3 +45,27 @@ def pct(value) -> str:
     if value is None or value == "":
         return "—"
     return f"{float(value) * 100:g} %"
+
+
+@register.filter
+def rate(value, currency: str = "USD") -> str:
+    """3.914 -> '$3.91': a price per hour, to the cent."""
+    if value is None or value == "":
+        return "—"
+    return f"{SYMBOLS.get(currency, '')}{float(value):,.2f}"
+
+
+@register.filter
+def figure_value(value) -> str:
+    """A cost figure at its own precision: 0.005 -> '0.005', 310000.0 -> '310,000'."""
+    if value is None or value == "":
+        return "—"
+    exponent = Decimal(repr(float(value))).normalize().as_tuple().exponent
+    places = min(6, max(0, -exponent)) if isinstance(exponent, int) else 0
+    return f"{float(value):,.{places}f}"
+
+
+@register.filter
+def cite(text) -> str:
+    """Quotations of the source ("§IV.6") linked to the method page; the rest escaped."""
+    return cite_links(str(text))

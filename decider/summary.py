@@ -1,0 +1,346 @@
+"""The executive summary: the decision first, then the numbers a CTO takes to a budget meeting.
+
+Presentation only, built from what the scoring, the cost model and the weight sensitivity have
+already computed; nothing here decides anything.
+"""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from django.utils.formats import date_format
+from django.utils.translation import get_language
+from django.utils.translation import gettext as _
+
+from decider.engine import scoring
+from decider.engine.costs import HOURS_PER_MONTH
+from decider.engine.figures import FIGURES
+from decider.engine.outcomes import COST_OPTIONS, cost_option_label, outcome_name
+from decider.templatetags.decider_tags import money
+
+# Breakdown lines paid before the first job runs: the capital to ask for.
+UPFRONT_LINES = ("servers", "network", "storage", "spares", "setup")
+# One-off or end-of-life lines, left out of the monthly run-rate.
+ONE_OFF_LINES = (*UPFRONT_LINES, "bridge", "residual", "hiring")
+OWNED_OPTIONS = ("onprem", "hybrid")
+
+
+@dataclass(frozen=True)
+class OptionFigures:
+    key: str
+    label: str
+    detail: str  # how many GPUs it owns or commits, where that is its own choice
+    compared: bool  # False: the constraints rule it out; priced for reference only
+    recommended: bool
+    present_value: float
+    total: float
+    run_rate: float  # a month of running costs, one-off lines left out
+    upfront: float
+    break_even_month: int | None  # owned options: the month it catches up with on demand
+    per_useful_hour: float | None
+
+    owned: bool = False  # it buys hardware (a hybrid that owns no GPU does not)
+
+
+@dataclass(frozen=True)
+class NextStep:
+    text: str
+    by: datetime.date
+
+
+def option_figures(costs: Mapping[str, Any], recommendation: str | None) -> list[OptionFigures]:
+    months = costs["horizon_months"]
+    demand = costs["demand"]
+    useful_hours = demand["peak_gpus"] * demand["utilization_pct"] / 100 * HOURS_PER_MONTH * months
+    rows = []
+    for key in COST_OPTIONS:
+        lines = costs["breakdown"][key]
+        outcome = "cloud" if key.startswith("cloud") else key
+        # Of the cloud options, the cheapest mode stands for a recommended cloud.
+        recommended = outcome == recommendation and (
+            outcome != "cloud" or key == costs.get("cheapest_cloud_mode")
+        )
+        rows.append(
+            OptionFigures(
+                key=key,
+                label=cost_option_label(key),
+                detail=_detail(costs, key),
+                compared=outcome in costs["options_compared"],
+                recommended=recommended,
+                present_value=costs["present_value"][key],
+                total=costs["totals"][key],
+                run_rate=sum(v for line, v in lines.items() if line not in ONE_OFF_LINES) / months,
+                upfront=sum(lines.get(line, 0.0) for line in UPFRONT_LINES),
+                break_even_month=_break_even(costs, key),
+                per_useful_hour=costs["totals"][key] / useful_hours if useful_hours else None,
+                owned=_owns(costs, key),
+            )
+        )
+    return rows
+
+
+def _detail(costs: Mapping[str, Any], key: str) -> str:
+    if key == "hybrid":
+        return _("owns %(gpus)s GPUs") % {"gpus": costs["hybrid_owned_gpus"]}
+    if key == "cloud_committed":
+        return _("%(gpus)s GPUs committed") % {"gpus": costs["cloud_committed_gpus"]}
+    return ""
+
+
+def _owns(costs: Mapping[str, Any], key: str) -> bool:
+    return key == "onprem" or (key == "hybrid" and costs["hybrid_owned_gpus"] > 0)
+
+
+def _break_even(costs: Mapping[str, Any], key: str) -> int | None:
+    """The first month an owned option's cumulative cost is no more than renting on demand."""
+    if not _owns(costs, key):
+        return None
+    if key == "onprem":
+        return costs["break_even_month"]
+    cloud = costs["cumulative"]["cloud_on_demand"]
+    mine = costs["cumulative"][key]
+    return next(
+        (m for m, (a, b) in enumerate(zip(mine, cloud, strict=True)) if a <= b + 1e-6), None
+    )
+
+
+def deciding_answers(
+    result: scoring.Result, runner_up: str | None, language: str, *, limit: int = 3
+) -> list[dict[str, Any]]:
+    """The answers that set the recommendation furthest apart from the runner-up."""
+    recommendation = result.recommendation
+    if recommendation is None:
+        return []
+    by_criterion: dict[str, dict[str, scoring.Contribution]] = {}
+    for c in result.contributions:
+        by_criterion.setdefault(c.criterion, {})[c.outcome] = c
+    rows: list[dict[str, Any]] = []
+    for outcomes in by_criterion.values():
+        mine = outcomes.get(recommendation)
+        if mine is None:
+            continue
+        other = outcomes.get(runner_up) if runner_up else None
+        lead = mine.points - (other.points if other else 0.0)
+        if lead > 0:
+            rows.append(
+                {
+                    "label": mine.label.get(language),
+                    "answer": mine.answer.get(language),
+                    "reason": mine.reason.get(language),
+                    "lead": round(lead, 1),
+                }
+            )
+    rows.sort(key=lambda row: -float(row["lead"]))
+    return rows[:limit]
+
+
+def what_would_flip(sensitivity: Mapping[str, Any], costs: Mapping[str, Any]) -> list[str]:
+    """The closest weight change that changes the recommendation, and the cost figure that
+    moves the owning-versus-renting gap most."""
+    sentences = []
+    flips = sensitivity.get("flips") or []
+    if flips:
+        row = flips[0]
+        use_down = row["down_factor"] is not None and (
+            row["up_factor"] is None or abs(1 - row["down_factor"]) <= abs(1 - row["up_factor"])
+        )
+        factor, to = (
+            (row["down_factor"], row["down_to"]) if use_down else (row["up_factor"], row["up_to"])
+        )
+        sentences.append(
+            _("If “%(criterion)s” weighed %(factor)s× its weight, %(to)s would be recommended.")
+            % {"criterion": row["label"], "factor": f"{factor:.2f}", "to": to}
+        )
+    elif sensitivity:
+        sentences.append(_("No single weight changes it anywhere between 0× and 3× its value."))
+    if costs.get("sensitivity") and len(costs["options_compared"]) > 1:
+        top = costs["sensitivity"][0]
+        gap = costs["totals"]["onprem"] - costs["totals"]["cloud_on_demand"]
+        figure = FIGURES[top["name"]].label.get(_language()) if top["name"] in FIGURES else ""
+        reverses = any(gap * (gap + delta) < 0 for delta in (top["low"], top["high"]))
+        sentences.append(
+            (
+                _(
+                    "A 20 %% change in “%(figure)s” would reverse which costs less: owning "
+                    "or renting on demand."
+                )
+                if reverses
+                else _(
+                    "The cost figure that matters most is “%(figure)s”: 20 %% either way moves "
+                    "the owning-versus-renting gap by %(delta)s, not enough to reverse it."
+                )
+            )
+            % {
+                "figure": figure,
+                "delta": money(max(abs(top["low"]), abs(top["high"])), costs["currency"]),
+            }
+        )
+    return sentences
+
+
+def risks(
+    *,
+    result: scoring.Result,
+    runner_up: str | None,
+    costs: Mapping[str, Any],
+    notes: Sequence[tuple[str, str]],  # `report.cost_note_items`
+    language: str,
+) -> list[str]:
+    """What could make the decision go wrong, most pressing first (four at most)."""
+    recommendation = result.recommendation
+    found = []
+    if result.margin == 0 and runner_up:
+        found.append(
+            _("Level on points with %(runner)s: only the lower cost puts it first.")
+            % {"runner": outcome_name(runner_up)}
+        )
+    elif result.margin is not None and result.margin < 5:
+        found.append(
+            _("A close call: %(margin)s points. One changed answer can change the recommendation.")
+            % {"margin": f"{result.margin:g}"}
+        )
+    found += [w.get(language) for w in result.warnings.get(recommendation or "", [])]
+    utilization = costs["demand"]["utilization_pct"]
+    tie = costs.get("break_even_utilization_pct")
+    if tie is not None and recommendation in OWNED_OPTIONS and utilization < tie:
+        found.append(
+            _(
+                "Owning pays off only above %(tie)s %% average utilization over the horizon; "
+                "you expect %(pct)s %%."
+            )
+            % {"tie": f"{tie:.0f}", "pct": f"{utilization:.0f}"}
+        )
+    if tie is not None and recommendation == "cloud" and utilization >= tie:
+        found.append(
+            _(
+                "Above %(tie)s %% average utilization owning would cost less; you expect "
+                "%(pct)s %%. Watch utilization once you run."
+            )
+            % {"tie": f"{tie:.0f}", "pct": f"{utilization:.0f}"}
+        )
+    owning = recommendation in OWNED_OPTIONS
+    found += [
+        text
+        for kind, text in notes
+        if kind == "rule_of_thumb" or (owning and kind in ("delay", "hires"))
+    ]
+    return found[:4]
+
+
+def next_steps(
+    *, recommendation: str | None, costs: Mapping[str, Any], start: datetime.date
+) -> list[NextStep]:
+    """Concrete actions with dates, for the recommended option."""
+    figures = costs["assumptions"]
+    per_node = int(figures["gpus_per_node"]["value"])
+    lead = figures["lead_time_months"]["value"]
+
+    def weeks(n: int) -> datetime.date:
+        return start + datetime.timedelta(weeks=n)
+
+    steps = []
+    owned = {"onprem": costs["demand"]["peak_gpus"], "hybrid": costs["hybrid_owned_gpus"]}.get(
+        recommendation or ""
+    )
+    if costs.get("onprem_hires_fte") and recommendation in OWNED_OPTIONS:
+        steps.append(
+            NextStep(
+                _(
+                    "Start hiring %(fte)s FTE of infrastructure staff; hiring takes %(months)s months."
+                )
+                % {
+                    "fte": f"{costs['onprem_hires_fte']:g}",
+                    "months": f"{figures['hiring_months']['value']:g}",
+                },
+                weeks(2),
+            )
+        )
+    if owned:
+        nodes = -(-owned // per_node)
+        steps.append(
+            NextStep(
+                _(
+                    "Get quotes for %(nodes)s servers of %(per_node)s GPUs from two or three "
+                    "vendors, with delivery dates (this plan assumes %(lead)s months)."
+                )
+                % {"nodes": nodes, "per_node": per_node, "lead": f"{lead:g}"},
+                weeks(4),
+            )
+        )
+        kw = nodes * figures["node_kw"]["value"] * figures["pue"]["value"]
+        steps.append(
+            NextStep(
+                _(
+                    "Reserve %(kw)s kW of power and cooling in your data centre or a colocation site."
+                )
+                % {"kw": f"{kw:,.0f}"},
+                weeks(6),
+            )
+        )
+    committed = (
+        costs["hybrid_committed_gpus"]
+        if recommendation == "hybrid"
+        else costs["cloud_committed_gpus"]
+    )
+    if recommendation in ("cloud", "hybrid"):
+        if committed:
+            steps.append(
+                NextStep(
+                    _(
+                        "Ask two or three providers for 1- and 3-year prices on a commitment "
+                        "of %(gpus)s GPUs; rent the rest on demand."
+                    )
+                    % {"gpus": committed},
+                    weeks(4),
+                )
+            )
+        steps.append(
+            NextStep(
+                _(
+                    "Run a one-month pilot on rented GPUs and measure the real utilization "
+                    "against the %(pct)s %% assumed here."
+                )
+                % {"pct": f"{costs['demand']['utilization_pct']:.0f}"},
+                weeks(6),
+            )
+        )
+        steps.append(
+            NextStep(
+                _("Set budget alerts and cost tags before the first full month of cloud bills."),
+                weeks(2),
+            )
+        )
+    if recommendation == "onprem":
+        steps.append(
+            NextStep(
+                _(
+                    "Run a four-week pilot of your heaviest job on rented GPUs of the same "
+                    "model to confirm the %(pct)s %% utilization before you buy."
+                )
+                % {"pct": f"{costs['demand']['utilization_pct']:.0f}"},
+                weeks(4),
+            )
+        )
+    steps.append(
+        NextStep(
+            _("Score this assessment again with the quotes you receive."),
+            weeks(8),
+        )
+    )
+    return sorted(steps, key=lambda step: step.by)
+
+
+def price_dates(costs: Mapping[str, Any]) -> tuple[str, str] | None:
+    dates = sorted(f["as_of"] for f in costs["assumptions"].values() if f.get("as_of"))
+    return (dates[0], dates[-1]) if dates else None
+
+
+def when(day: datetime.date) -> str:
+    return date_format(day, "DATE_FORMAT")
+
+
+def _language() -> str:
+    return get_language() or "en"

@@ -1,0 +1,104 @@
+"""Try a change on the result page: a few answers and the GPU-hour price, scored without saving.
+
+The form is built from the questionnaire's own questions and the figure registry, so its
+ranges and messages are those of the wizard; the whole changed answer set is then checked by
+`questionnaire.answers_validate`, the same check a saved step, the API and the CLI pass.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from django import forms
+from django.utils.translation import get_language, gettext
+
+from decider.engine import questionnaire
+from decider.engine.figures import FIGURES, Figure
+from decider.forms import NumberField, number_message, question_field
+
+PRICE = "gpu_hour_on_demand"
+# The demand as the assessment gives it: one average, or a steady base and bursts.
+AVERAGE_KEYS = ("gpus", "utilization_pct")
+LEVEL_KEYS = ("gpus", "base_gpus", "peak_share_pct")
+SCALE_KEYS = ("horizon_years",)
+
+
+def uses_levels(answers: Mapping[str, Any]) -> bool:
+    return all(key in answers for key in questionnaire.DEMAND_LEVELS)
+
+
+class WhatIfForm(forms.Form):
+    """The answers a CTO most often wants to try, prefilled with the saved ones."""
+
+    def __init__(
+        self, data: Any = None, *, answers: Mapping[str, Any], figures: Mapping[str, Figure]
+    ) -> None:
+        super().__init__(data, auto_id="what-if-%s")
+        self.saved = answers
+        self.keys = (LEVEL_KEYS if uses_levels(answers) else AVERAGE_KEYS) + SCALE_KEYS
+        for key in self.keys:
+            question = questionnaire.QUESTIONS[key]
+            self.fields[key] = question_field(question, required=True)
+            self.fields[key].initial = answers.get(key)
+            self.fields[key].help_text = ""  # the wizard explains; here the numbers count
+        spec = FIGURES[PRICE]
+        language = get_language() or "en"
+        label = spec.label.get(language)
+        allowed = questionnaire.range_text(whole=spec.whole, low=spec.min, high=spec.max)
+        self.default_price = figures[PRICE].value
+        price = answers.get("costs", {}).get(PRICE, self.default_price)
+        self.fields[PRICE] = NumberField(
+            label=label,
+            message=number_message(label, allowed),
+            min_value=spec.min,
+            max_value=spec.max,
+            initial=price,
+        )
+        self.units = {key: questionnaire.QUESTIONS[key].unit for key in self.keys}
+        self.units[PRICE] = spec.unit.get(language)
+        self.trial: dict[str, Any] = dict(answers)
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        if self.errors:
+            return cleaned
+        trial = {**self.saved, **{key: cleaned[key] for key in self.keys}}
+        if uses_levels(self.saved):
+            # The average and the shape follow from the levels: drop the saved ones.
+            for key in questionnaire.LEVELS_REPLACE:
+                trial.pop(key, None)
+        overrides = {**self.saved.get("costs", {}), PRICE: cleaned[PRICE]}
+        if cleaned[PRICE] == self.default_price:
+            del overrides[PRICE]  # the figure itself, not a figure of the user's
+        trial["costs"] = overrides
+        answers, problems = questionnaire.answers_validate(trial)
+        for key, problem in problems.items():
+            field = key.removeprefix("costs.")
+            if field in self.fields:
+                label = self.fields[field].label
+                self.add_error(
+                    field, gettext("%(label)s: %(problem)s") % {"label": label, "problem": problem}
+                )
+            else:
+                self.add_error(None, problem)
+        self.trial = answers
+        return cleaned
+
+    def rows(self) -> list[tuple[forms.BoundField, str]]:
+        """Each field with its unit, for the template."""
+        units = {name: gettext(unit) if unit else unit for name, unit in self.units.items()}
+        return [(self[name], units[name]) for name in self.fields]
+
+    def changed(self) -> list[str]:
+        """Labels of the answers that differ from the saved assessment."""
+        if not self.is_valid():
+            return []
+        labels = []
+        for key in self.keys:
+            if self.cleaned_data[key] != self.saved.get(key):
+                labels.append(str(self.fields[key].label))
+        saved_price = self.saved.get("costs", {}).get(PRICE, self.fields[PRICE].initial)
+        if self.cleaned_data[PRICE] != saved_price:
+            labels.append(str(self.fields[PRICE].label))
+        return labels
