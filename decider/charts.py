@@ -6,6 +6,7 @@ only scatter and bar traces are used, so the plotly-basic bundle draws them.
 
 from __future__ import annotations
 
+import html
 import json
 import math
 import textwrap
@@ -102,6 +103,8 @@ def _tick_money(value: float, currency: str) -> str:
 def money_ticks(low: float, high: float, currency: str) -> dict[str, Any]:
     """Log-axis ticks a person reads at a glance ($2, $5, $10, $20, $50), spanning
     low..high, and the axis range that ends on a tick at both ends."""
+    if not (math.isfinite(low) and math.isfinite(high)):
+        return {"type": "log"}  # Plotly's own ticks: nothing readable to choose from
     low, high = max(low, 1e-6), max(high, low * 1.01)
     steps_fine = (1, 1.5, 2, 3, 5, 7)
     for steps in ((1, 2, 5), (1, 2, 3, 5), steps_fine):
@@ -764,9 +767,14 @@ def chart_compare(
     assessment's difference to the first one, the baseline the others are read against."""
     currency = named_costs[0][1]["currency"]
     recommended = recommended or [None] * len(named_costs)
+    # Numbered, so two scenarios of the same name stay two groups; escaped, because Plotly
+    # reads its own HTML-like markup (links, <br>) in category labels.
     groups = [
-        _("%(name)s · %(months)s months") % {"name": name, "months": costs["horizon_months"]}
-        for name, costs in named_costs
+        f"{number}. "
+        + html.escape(
+            _("%(name)s · %(months)s months") % {"name": name, "months": costs["horizon_months"]}
+        )
+        for number, (name, costs) in enumerate(named_costs, start=1)
     ]
     best = [
         _recommended_option(costs, outcome)

@@ -59,9 +59,11 @@ RENDERS_PER_BROWSER = 100
 QUEUE_MAX = 8
 # How long a download waits for a render before it answers "being prepared": a
 # person's browser, the page's poll (every POLL_S seconds), any other client.
+# A sync gunicorn worker is held while it waits: polls answer at once, and no wait
+# comes near gunicorn's 30 s worker timeout (a script gets 202 and Retry-After then).
 WAIT_PAGE_S = 2.0
-WAIT_POLL_S = 1.0
-WAIT_CLIENT_S = 120.0
+WAIT_POLL_S = 0.2
+WAIT_CLIENT_S = 20.0
 POLL_S = 1
 # A PDF that may not be cached (fonts missing) is kept this long for the download
 # that follows its "ready" poll.
@@ -310,6 +312,7 @@ def renderer() -> Renderer:
 def pdf_key(assessment: Assessment, variant: tuple[str, ...]) -> str:
     drawn_with = renderer()
     shown = [REPORT_FORMAT, assessment.pk, assessment.revision, assessment.name]
+    shown += [assessment.scored_at.isoformat() if assessment.scored_at else None]  # dates shown
     shown += [assessment.result, assessment.recommendation, list(variant)]
     shown += [drawn_with.chromium, drawn_with.fonts, drawn_with.cjk]
     return hashlib.sha256(json.dumps(shown, sort_keys=True).encode()).hexdigest()

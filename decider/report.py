@@ -304,9 +304,9 @@ def _outcomes_explained(result: scoring.Result) -> list[dict[str, Any]]:
 
 
 def _figure_rows(costs: Mapping[str, Any], *, overrides: Mapping[str, float]) -> list[dict]:
-    """The cost figures used, with their unit in the page's language."""
+    """The cost figures used, by the name the page shows, with their unit in its language."""
     language = get_language() or "en"
-    return [
+    rows = [
         {
             "name": name,
             "label": FIGURES[name].label.get(language),
@@ -314,8 +314,9 @@ def _figure_rows(costs: Mapping[str, Any], *, overrides: Mapping[str, float]) ->
             **data,
             "unit": FIGURES[name].unit.get(language),
         }
-        for name, data in sorted(costs["assumptions"].items())
+        for name, data in costs["assumptions"].items()
     ]
+    return sorted(rows, key=lambda row: row["label"].casefold())
 
 
 def _driver(contribution: scoring.Contribution, language: str) -> dict[str, Any]:

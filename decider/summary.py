@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.utils.formats import date_format
-from django.utils.translation import get_language
+from django.utils.translation import get_language, ngettext
 from django.utils.translation import gettext as _
 
 from decider.engine import scoring
@@ -23,8 +23,6 @@ from decider.templatetags.decider_tags import money
 
 # Breakdown lines paid before the first job runs: the capital to ask for.
 UPFRONT_LINES = ("servers", "network", "storage", "spares", "setup")
-# One-off or end-of-life lines, left out of the monthly run-rate.
-ONE_OFF_LINES = (*UPFRONT_LINES, "bridge", "residual", "hiring")
 OWNED_OPTIONS = ("onprem", "hybrid")
 
 
@@ -37,9 +35,10 @@ class OptionFigures:
     recommended: bool
     present_value: float
     total: float
-    run_rate: float  # a month of running costs, one-off lines left out
+    run_rate: float  # a month of running costs once running (late in the horizon)
     upfront: float
     break_even_month: int | None  # owned options: the month it catches up with on demand
+    resale_only: bool  # … only because the hardware is sold in the last month
     per_useful_hour: float | None
 
     owned: bool = False  # it buys hardware (a hybrid that owns no GPU does not)
@@ -63,6 +62,7 @@ def option_figures(costs: Mapping[str, Any], recommendation: str | None) -> list
         recommended = outcome == recommendation and (
             outcome != "cloud" or key == costs.get("cheapest_cloud_mode")
         )
+        break_even, resale_only = _break_even(costs, key)
         rows.append(
             OptionFigures(
                 key=key,
@@ -72,9 +72,10 @@ def option_figures(costs: Mapping[str, Any], recommendation: str | None) -> list
                 recommended=recommended,
                 present_value=costs["present_value"][key],
                 total=costs["totals"][key],
-                run_rate=sum(v for line, v in lines.items() if line not in ONE_OFF_LINES) / months,
+                run_rate=_steady_month(costs["cumulative"][key]),
                 upfront=sum(lines.get(line, 0.0) for line in UPFRONT_LINES),
-                break_even_month=_break_even(costs, key),
+                break_even_month=break_even,
+                resale_only=resale_only,
                 per_useful_hour=costs["totals"][key] / useful_hours if useful_hours else None,
                 owned=_owns(costs, key),
             )
@@ -94,17 +95,31 @@ def _owns(costs: Mapping[str, Any], key: str) -> bool:
     return key == "onprem" or (key == "hybrid" and costs["hybrid_owned_gpus"] > 0)
 
 
-def _break_even(costs: Mapping[str, Any], key: str) -> int | None:
-    """The first month an owned option's cumulative cost is no more than renting on demand."""
+def _steady_month(cumulative: Sequence[float]) -> float:
+    """The spending of a month late in the horizon: after the set-up, before the resale."""
+    if len(cumulative) < 3:
+        return cumulative[-1] - cumulative[0]
+    return cumulative[-2] - cumulative[-3]
+
+
+def _break_even(costs: Mapping[str, Any], key: str) -> tuple[int | None, bool]:
+    """The first month an owned option's cumulative cost is no more than renting on demand,
+    and whether it gets there only by the resale credited in the last month."""
     if not _owns(costs, key):
-        return None
-    if key == "onprem":
-        return costs["break_even_month"]
+        return None, False
     cloud = costs["cumulative"]["cloud_on_demand"]
-    mine = costs["cumulative"][key]
-    return next(
-        (m for m, (a, b) in enumerate(zip(mine, cloud, strict=True)) if a <= b + 1e-6), None
-    )
+    mine = list(costs["cumulative"][key])
+    with_resale = _first_at_or_below(mine, cloud)
+    mine[-1] -= costs["breakdown"][key].get("residual", 0.0)  # the credit (≤ 0) taken back
+    without = _first_at_or_below(mine, cloud)
+    if without is not None:
+        return without, False
+    return with_resale, with_resale is not None
+
+
+def _first_at_or_below(mine: Sequence[float], other: Sequence[float]) -> int | None:
+    pairs = enumerate(zip(mine, other, strict=True))
+    return next((month for month, (a, b) in pairs if a <= b + 1e-6), None)
 
 
 def deciding_answers(
@@ -205,7 +220,9 @@ def risks(
     found += [w.get(language) for w in result.warnings.get(recommendation or "", [])]
     utilization = costs["demand"]["utilization_pct"]
     tie = costs.get("break_even_utilization_pct")
-    if tie is not None and recommendation in OWNED_OPTIONS and utilization < tie:
+    renting_compared = "cloud" in costs["options_compared"]
+    # The tie is between owning every GPU and renting them all: a hybrid keeps its base busy.
+    if tie is not None and recommendation == "onprem" and renting_compared and utilization < tie:
         found.append(
             _(
                 "Owning pays off only above %(tie)s %% average utilization over the horizon; "
@@ -221,11 +238,11 @@ def risks(
             )
             % {"tie": f"{tie:.0f}", "pct": f"{utilization:.0f}"}
         )
-    owning = recommendation in OWNED_OPTIONS
+    # The delay and the hires are the full on-prem cluster's.
     found += [
         text
         for kind, text in notes
-        if kind == "rule_of_thumb" or (owning and kind in ("delay", "hires"))
+        if kind == "rule_of_thumb" or (recommendation == "onprem" and kind in ("delay", "hires"))
     ]
     return found[:4]
 
@@ -245,7 +262,7 @@ def next_steps(
     owned = {"onprem": costs["demand"]["peak_gpus"], "hybrid": costs["hybrid_owned_gpus"]}.get(
         recommendation or ""
     )
-    if costs.get("onprem_hires_fte") and recommendation in OWNED_OPTIONS:
+    if costs.get("onprem_hires_fte") and recommendation == "onprem":
         steps.append(
             NextStep(
                 _(
@@ -258,13 +275,27 @@ def next_steps(
                 weeks(2),
             )
         )
+    elif recommendation == "hybrid" and owned and costs["breakdown"]["hybrid"].get("hiring"):
+        steps.append(
+            NextStep(
+                _(
+                    "Start hiring the infrastructure staff the owned base needs; hiring takes "
+                    "%(months)s months."
+                )
+                % {"months": f"{figures['hiring_months']['value']:g}"},
+                weeks(2),
+            )
+        )
     if owned:
         nodes = -(-owned // per_node)
         steps.append(
             NextStep(
-                _(
+                ngettext(
+                    "Get quotes for %(nodes)s server of %(per_node)s GPUs from two or three "
+                    "vendors, with delivery dates (this plan assumes %(lead)s months).",
                     "Get quotes for %(nodes)s servers of %(per_node)s GPUs from two or three "
-                    "vendors, with delivery dates (this plan assumes %(lead)s months)."
+                    "vendors, with delivery dates (this plan assumes %(lead)s months).",
+                    nodes,
                 )
                 % {"nodes": nodes, "per_node": per_node, "lead": f"{lead:g}"},
                 weeks(4),

@@ -404,6 +404,8 @@ def result(request: HttpRequest, assessment: Assessment, token: str, kind: str) 
 @scored_link
 def what_if(request: HttpRequest, assessment: Assessment, token: str, kind: str) -> HttpResponse:
     """The result on changed answers, scored with the same rules and figures and not saved."""
+    if not request.GET:
+        return redirect(f"decider-{'result' if kind == 'edit' else 'view'}", token=token)
     form = _what_if_form(assessment, request.GET)
     shown = services.assessment_what_if(assessment, form.trial) if form.is_valid() else assessment
     return _result_page(request, shown, token, kind, what_if=form, saved=assessment)
@@ -431,7 +433,9 @@ def save_scenario(
 
 
 def _what_if_form(assessment: Assessment, data: Any = None) -> WhatIfForm:
-    return WhatIfForm(data, answers=assessment.answers, figures=services.scored_figures(assessment))
+    # The pinned figures before the assessment's own overrides (its answers carry those).
+    figures = services.pinned_figures(assessment) or services.scored_figures(assessment)
+    return WhatIfForm(data, answers=assessment.answers, figures=figures)
 
 
 def _result_page(

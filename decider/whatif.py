@@ -39,15 +39,18 @@ class WhatIfForm(forms.Form):
         self.keys = (LEVEL_KEYS if uses_levels(answers) else AVERAGE_KEYS) + SCALE_KEYS
         for key in self.keys:
             question = questionnaire.QUESTIONS[key]
-            self.fields[key] = question_field(question, required=True)
+            self.fields[key] = question_field(question)
+            self.fields[key].required = True  # the levels too: they replace the average here
             self.fields[key].initial = answers.get(key)
             self.fields[key].help_text = ""  # the wizard explains; here the numbers count
         spec = FIGURES[PRICE]
         language = get_language() or "en"
         label = spec.label.get(language)
         allowed = questionnaire.range_text(whole=spec.whole, low=spec.min, high=spec.max)
+        # `figures` are the pinned figures before the assessment's own overrides.
         self.default_price = figures[PRICE].value
-        price = answers.get("costs", {}).get(PRICE, self.default_price)
+        self.saved_price = answers.get("costs", {}).get(PRICE, self.default_price)
+        price = self.saved_price
         self.fields[PRICE] = NumberField(
             label=label,
             message=number_message(label, allowed),
@@ -68,22 +71,26 @@ class WhatIfForm(forms.Form):
             # The average and the shape follow from the levels: drop the saved ones.
             for key in questionnaire.LEVELS_REPLACE:
                 trial.pop(key, None)
-        overrides = {**self.saved.get("costs", {}), PRICE: cleaned[PRICE]}
-        if cleaned[PRICE] == self.default_price:
-            del overrides[PRICE]  # the figure itself, not a figure of the user's
+        overrides = dict(self.saved.get("costs", {}))
+        if cleaned[PRICE] != self.saved_price:  # the user's own figure stays unless retyped
+            overrides[PRICE] = cleaned[PRICE]
+            if cleaned[PRICE] == self.default_price:
+                del overrides[PRICE]  # back to the figure itself
         trial["costs"] = overrides
-        answers, problems = questionnaire.answers_validate(trial)
-        for key, problem in problems.items():
-            field = key.removeprefix("costs.")
-            if field in self.fields:
-                label = self.fields[field].label
-                self.add_error(
-                    field, gettext("%(label)s: %(problem)s") % {"label": label, "problem": problem}
-                )
+        for key, problem in questionnaire.answers_problems(trial, name=self._label).items():
+            if key in self.fields:
+                self.add_error(key, f"{self._label(key)}: {problem}")
             else:
                 self.add_error(None, problem)
+        answers, problems = questionnaire.answers_validate(trial)
+        for problem in problems.values():  # each field passed its own check: rare
+            self.add_error(None, problem)
         self.trial = answers
         return cleaned
+
+    def _label(self, key: str) -> str:
+        field = self.fields.get(key)
+        return str(field.label) if field else gettext(questionnaire.QUESTIONS[key].label)
 
     def rows(self) -> list[tuple[forms.BoundField, str]]:
         """Each field with its unit, for the template."""
@@ -98,7 +105,6 @@ class WhatIfForm(forms.Form):
         for key in self.keys:
             if self.cleaned_data[key] != self.saved.get(key):
                 labels.append(str(self.fields[key].label))
-        saved_price = self.saved.get("costs", {}).get(PRICE, self.fields[PRICE].initial)
-        if self.cleaned_data[PRICE] != saved_price:
+        if self.cleaned_data[PRICE] != self.saved_price:
             labels.append(str(self.fields[PRICE].label))
         return labels

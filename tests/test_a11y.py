@@ -30,6 +30,10 @@ def page_paths() -> dict[str, str]:
         "report": f"/a/{lab_edit}/report/",
         "method": "/method/",
         "not-found": "/a/no-such-link-at-all-0000/",
+        "what-if": f"/v/{lab_view}/what-if/?gpus=300&utilization_pct=90&horizon_years=5"
+        "&gpu_hour_on_demand=2.5",
+        "what-if-in-error": f"/a/{lab_edit}/what-if/?gpus=0&utilization_pct=90&horizon_years=5"
+        "&gpu_hour_on_demand=2.5",
     }
     for step in STEPS:
         paths[f"step-{step.slug}"] = f"/a/{lab_edit}/step/{step.slug}/"
@@ -67,7 +71,7 @@ def test_no_page_has_a_serious_or_critical_violation(browser, live_server, rules
             page.locator("#id_gpus").fill("1e9")
             page.locator("#id_gpus").press("Enter")
             page.locator("#error-summary").wait_for()
-        if name.startswith("result") or name == "report" or name == "compare":
+        if name.startswith(("result", "what-if")) or name in ("report", "compare"):
             page.wait_for_load_state("networkidle")  # charts drawn
         if violations := serious_violations(page):
             found[name] = violations

@@ -457,7 +457,7 @@ def test_compare_shows_every_option_of_every_assessment_with_a_delta_column():
         "Hybrid",
     ]
     for trace, key in zip(traces, COMPARE_OPTIONS, strict=True):
-        assert trace["x"] == ["Plan A · 60 months", "Plan B · 36 months"]
+        assert trace["x"] == ["1. Plan A · 60 months", "2. Plan B · 36 months"]
         assert trace["y"] == [first["totals"][key], second["totals"][key]]
     # A star over each assessment's recommended option, and nowhere else.
     stars = {(t["name"], i) for t in traces for i, text in enumerate(t["text"]) if text}
@@ -486,3 +486,15 @@ def test_compare_with_three_has_a_delta_for_each_against_the_first():
     ]
     assert all(len(row) == len(chart.table_headers) for row in chart.table_rows)
     assert not any(text for trace in chart.figure["data"] for text in trace["text"])
+
+
+def test_compare_keeps_same_named_assessments_apart_and_names_inert(costs):
+    name = '<a href="https://example.com">quotes</a>'
+    chart = chart_compare([(name, costs), (name, costs)])
+    groups = chart.figure["data"][0]["x"]
+    assert len(set(groups)) == 2  # two groups, not one merged
+    assert all("<a " not in g and "&lt;a href" in g for g in groups)
+
+
+def test_money_ticks_give_way_to_plotly_on_numbers_it_cannot_read():
+    assert money_ticks(2.0, float("inf"), "USD") == {"type": "log"}

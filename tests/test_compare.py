@@ -34,7 +34,7 @@ def test_the_chart_shows_every_option_of_each_with_its_numbers_open(client, pair
     response = client.get(reverse("decider-compare"), {"a": [lab_edit, start_view]})
     traces = response.context["chart"].figure["data"]
     assert len(traces) == 5  # one per cost option, each with a bar per assessment
-    assert all(len(t["x"]) == 2 and t["x"][0].startswith("Lab cluster") for t in traces)
+    assert all(len(t["x"]) == 2 and t["x"][0].startswith("1. Lab cluster") for t in traces)
     # Stars mark each one's recommendation: on-premises for the lab, a cloud mode for the startup.
     assert [t["text"][0] for t in traces].count("★") == 1
     assert [t["text"][1] for t in traces].count("★") == 1

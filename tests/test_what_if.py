@@ -166,3 +166,36 @@ def test_the_result_follows_a_change_in_the_browser(browser, live_server, rules)
     page.wait_for_selector("#what-if-base_gpus_error")
     assert page.input_value("#what-if-gpus") == "10"
     assert page.errors == []
+
+
+def test_a_price_of_ones_own_stays_through_a_what_if_and_a_scenario(client, rules):
+    answers = make_answers("growth")
+    answers["costs"] = {"gpu_hour_on_demand": 9.0}
+    _original, edit, _view = make_assessment(answers=answers)
+    page = client.get(reverse("decider-result", args=[edit])).content.decode()
+    price = re.search(r'<input[^>]*name="gpu_hour_on_demand"[^>]*>', page).group(0)
+    assert 'value="9.0"' in price  # the form starts from the user's own price
+    form = {"gpus": 64, "utilization_pct": 55, "horizon_years": 3, "gpu_hour_on_demand": 9.0}
+    tried = what_if(client, "decider-edit-what-if", edit, **form).content.decode()
+    assert "Nothing changed from the saved answers." in tried
+    assert summary_total(tried, "cloud_on_demand") == summary_total(page, "cloud_on_demand")
+    response = client.post(reverse("decider-edit-scenario", args=[edit]), form)
+    scenario = Assessment.objects.by_token(response["Location"].split("/")[2], kind="edit")
+    assert scenario.answers["costs"] == {"gpu_hour_on_demand": 9.0}
+
+
+def test_the_demand_levels_cannot_be_left_out_of_a_what_if(client, rules):
+    _original, edit, _view = make_assessment(answers=levels_answers())
+    form = {"gpus": 96, "base_gpus": "", "peak_share_pct": 20, "horizon_years": 5}
+    page = what_if(
+        client, "decider-edit-what-if", edit, **form, gpu_hour_on_demand=2.99
+    ).content.decode()
+    error = re.search(r'id="what-if-base_gpus_error">(.*?)</p>', page, re.S)
+    assert error and error.group(1).startswith("GPUs busy around the clock")
+    assert "missing (allowed" not in page and "null" not in page
+
+
+def test_an_empty_what_if_goes_back_to_the_result(client, rules):
+    _original, edit, view = make_assessment()
+    response = client.get(reverse("decider-view-what-if", args=[view]))
+    assert response.status_code == 302 and response["Location"] == f"/v/{view}/"
