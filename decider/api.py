@@ -13,12 +13,15 @@ from collections.abc import Callable
 from functools import wraps
 from typing import Any
 
+from django.core.exceptions import RequestDataTooBig
+from django.db import transaction
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.urls import reverse
-from django.utils.translation import get_language
+from django.utils.translation import get_language, gettext
 from django.views.decorators.csrf import csrf_exempt
+from django_ratelimit.decorators import ratelimit
 
-from decider import services
+from decider import limits, services
 from decider.engine import questionnaire
 from decider.engine.costs import CURRENCIES
 from decider.engine.figures import FIGURE_NAMES, FIGURES
@@ -27,11 +30,13 @@ from decider.forms import name_clean
 from decider.models import NAME_MAX_LENGTH, Assessment
 from decider.views import shared_page
 
+MAX_BODY_BYTES = questionnaire.MAX_DOCUMENT_BYTES
+# Bare NaN or Infinity is not JSON: refuse to print it rather than send invalid JSON.
+JSON_PARAMS = {"ensure_ascii": False, "allow_nan": False}
+
 
 def _errors(errors: dict[str, str], status: int = 400) -> JsonResponse:
-    return JsonResponse(
-        {"errors": errors}, status=status, json_dumps_params={"ensure_ascii": False}
-    )
+    return JsonResponse({"errors": errors}, status=status, json_dumps_params=JSON_PARAMS)
 
 
 def json_methods(
@@ -57,13 +62,35 @@ def json_methods(
 # a forged cross-site POST could only create an assessment its sender cannot read.
 @csrf_exempt
 @json_methods("POST")
+@ratelimit(key="ip", rate=limits.rate("create"), method="POST", block=True)
 def assessments(request: HttpRequest) -> HttpResponse:
     if request.content_type != "application/json":
         return _errors({"_": "send the answers as JSON (Content-Type: application/json)"}, 415)
+    too_big = _errors(
+        {
+            "_": gettext("the request body is larger than %(size)s KB")
+            % {"size": MAX_BODY_BYTES // 1024}
+        },
+        413,
+    )
     try:
-        raw = json.loads(request.body.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        if int(request.META.get("CONTENT_LENGTH") or 0) > MAX_BODY_BYTES:
+            return too_big
+    except ValueError:
+        pass  # a malformed length: the body read below tells
+    try:
+        body = request.body
+    except RequestDataTooBig:
+        return too_big
+    if len(body) > MAX_BODY_BYTES:
+        return too_big
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as error:
         return _errors({"_": f"not valid JSON ({error})"})
+    raw, problem = questionnaire.json_parse(text)
+    if problem:
+        return _errors({"_": problem})
     name = ""
     if isinstance(raw, dict) and "answers" in raw:  # {"name": ..., "answers": {...}}
         name = raw.get("name", "")
@@ -78,11 +105,21 @@ def assessments(request: HttpRequest) -> HttpResponse:
         services.current_ruleset()
     except services.NoRuleSet as error:
         return _errors({"_": str(error)}, 503)
-    assessment, edit_token, view_token = Assessment.create_with_links(answers=answers, name=name)
-    services.assessment_score(assessment)
-    document = services.assessment_document(
-        assessment, language=get_language() or "en", currency="USD"
-    )
+    try:
+        # Nothing is kept unless it scores: the row and its result are saved together.
+        with transaction.atomic():
+            assessment, edit_token, view_token = Assessment.create_with_links(
+                answers=answers, name=name
+            )
+            services.assessment_score(assessment)
+            document = services.assessment_document(
+                assessment, language=get_language() or "en", currency="USD"
+            )
+            json.dumps(document, allow_nan=False)  # finite, or nothing is saved
+    except ValueError as error:  # the cost model's own range checks, which validation missed
+        return _errors(
+            {"_": gettext("these answers cannot be costed: %(error)s") % {"error": error}}
+        )
     document |= {
         "edit_url": request.build_absolute_uri(reverse("decider-result", args=[edit_token])),
         "view_url": request.build_absolute_uri(reverse("decider-view", args=[view_token])),
@@ -90,7 +127,7 @@ def assessments(request: HttpRequest) -> HttpResponse:
             reverse("decider-view-json", args=[view_token])
         ),
     }
-    response = JsonResponse(document, status=201, json_dumps_params={"ensure_ascii": False})
+    response = JsonResponse(document, status=201, json_dumps_params=JSON_PARAMS)
     response["Location"] = document["view_json_url"]
     response["Cache-Control"] = "no-store"
     return response
@@ -105,15 +142,21 @@ def assessment_json(request: HttpRequest, token: str, kind: str) -> HttpResponse
         return _errors({"_": "no assessment at this link (wrong or revoked)"}, 404)
     if questionnaire.first_incomplete_step(assessment.answers) is not None:
         return _errors({"answers": "The questionnaire is not finished."}, 409)
-    if assessment.needs_scoring():
-        services.assessment_score(assessment)
     currency = request.GET.get("currency")
-    document = services.assessment_document(
-        assessment,
-        language=get_language() or "en",
-        currency=currency if currency in CURRENCIES else "USD",
-    )
-    return JsonResponse(document, json_dumps_params={"ensure_ascii": False})
+    try:
+        if assessment.needs_scoring():
+            services.assessment_score(assessment)
+        document = services.assessment_document(
+            assessment,
+            language=get_language() or "en",
+            currency=currency if currency in CURRENCIES else "USD",
+        )
+        return JsonResponse(document, json_dumps_params=JSON_PARAMS)
+    except ValueError as error:  # answers saved before today's bounds, that cannot be costed
+        return _errors(
+            {"answers": gettext("these answers cannot be costed: %(error)s") % {"error": error}},
+            409,
+        )
 
 
 @json_methods("GET")
@@ -274,6 +317,10 @@ def _create_operation() -> dict[str, Any]:
             },
             "400": {"description": "Invalid answers", "content": _json(_ref("Error"))},
             "405": {"description": "Not POST", "content": _json(_ref("Error"))},
+            "413": {
+                "description": f"Body larger than {MAX_BODY_BYTES // 1024} KB",
+                "content": _json(_ref("Error")),
+            },
             "415": {"description": "Not JSON", "content": _json(_ref("Error"))},
         },
     }

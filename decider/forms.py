@@ -120,14 +120,15 @@ class StepForm(forms.Form):
 
     def clean_revision(self) -> int | None:
         try:
-            return int(self.cleaned_data["revision"])
+            revision = int(self.cleaned_data["revision"])
         except ValueError:
             return None  # not sent: a client without a version, last write wins
+        # A revision is a database integer; one no row can have is no version at all.
+        return revision if 0 <= revision < 2**31 else None
 
     def clean_base(self) -> dict[str, Any] | None:
-        try:
-            base = json.loads(self.cleaned_data["base"])
-        except ValueError:
+        base, problem = questionnaire.json_parse(self.cleaned_data["base"])
+        if problem:
             return None
         return base if isinstance(base, dict) else None
 

@@ -158,3 +158,73 @@ def test_a_wrong_method_answers_405_in_json_with_the_allowed_one(client, rules):
     response = client.get(reverse("decider-api-assessments"))
     assert response.status_code == 405 and response["Allow"] == "POST"
     assert "errors" in response.json()
+
+
+HUGE = "9" * 5000  # past Python's int-string limit
+
+
+@pytest.mark.parametrize(
+    ("body", "key", "message"),
+    [
+        ('{"gpus": 999999999999}', "gpus", "less than or equal to 100000"),
+        ('{"ops_fte": 999999999999}', "ops_fte", "less than or equal to 1000"),
+        ('{"costs": {"server_price": 1e308}}', "costs.server_price", "must be at most"),
+        ('{"costs": {"residual_value": 1e300}}', "costs.residual_value", "must be at most 1"),
+        ('{"costs": {"gpus_per_node": 1e-09}}', "costs.gpus_per_node", "must be at least 1"),
+        ('{"costs": {"gpus_per_node": 0.5}}', "costs.gpus_per_node", "must be at least 1"),
+        ('{"costs": {"spot_share": 1.5}}', "costs.spot_share", "must be at most 1"),
+        ('{"costs": {"pue": NaN}}', "costs.pue", "must be a number"),
+        ('{"costs": {"server_price": ' + "9" * 400 + "}}", "costs.server_price", "400 digits"),
+    ],
+)
+def test_out_of_range_numbers_get_400_naming_the_key_and_save_nothing(
+    client, rules, body, key, message
+):
+    document = make_answers() | json.loads(body)
+    response = _post(client, document)
+    assert response.status_code == 400
+    assert message in response.json()["errors"][key]
+    assert Assessment.objects.count() == 0
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ("[" * 1000 + "]" * 1000, "nested more than 8 levels deep"),
+        ("[" * 100_000 + "]" * 100_000, "larger than 64 KB"),
+        ('{"gpus": ' + HUGE + "}", "not valid JSON"),
+        ('{"stage": "\\ud800"}', "unpaired surrogate"),
+    ],
+)
+def test_a_body_no_parser_should_take_gets_a_json_error_not_500(client, rules, body, message):
+    response = client.post(
+        reverse("decider-api-assessments"), data=body, content_type="application/json"
+    )
+    assert 400 <= response.status_code < 500
+    assert message in response.json()["errors"]["_"]
+
+
+def test_a_long_unknown_key_or_value_is_cut_short_in_the_message(client, rules):
+    response = _post(client, make_answers(stage="x" * 10_000) | {"y" * 10_000: 1})
+    errors = response.json()["errors"]
+    assert len(errors["stage"]) < 300
+    assert max(len(key) for key in errors) < 100
+
+
+def test_answers_the_cost_model_refuses_save_nothing(client, rules, monkeypatch):
+    from decider import services
+
+    def refuse(*_args, **_kwargs):
+        raise ValueError("utilization must be within 0..1, got 2")
+
+    monkeypatch.setattr(services, "assessment_evaluate", refuse)
+    response = _post(client, make_answers())
+    assert response.status_code == 400
+    assert "cannot be costed" in response.json()["errors"]["_"]
+    assert Assessment.objects.count() == 0
+
+
+def test_the_openapi_document_gives_every_cost_figure_a_maximum(client):
+    schema = client.get(reverse("decider-api-openapi")).json()["components"]["schemas"]
+    figures = schema["Answers"]["properties"]["costs"]["properties"]
+    assert figures and all("maximum" in figure for figure in figures.values())

@@ -178,3 +178,58 @@ def test_without_the_levels_the_average_is_still_required(rules, tmp_path, capsy
     code, _out, err = run_decide(tmp_path, capsys, answers)
     assert code == 2
     assert "utilization_pct" in err
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ('{"gpus": ' + "9" * 5000 + "}", "not valid JSON"),
+        ("[" * 5000 + "]" * 5000, "nested more than 8 levels deep"),
+        ('{"stage": "\\ud800"}', "unpaired surrogate"),
+    ],
+    ids=["5000-digit integer", "nested 5000 deep", "lone surrogate"],
+)
+def test_a_file_no_parser_should_take_exits_2_on_one_line(
+    rules, tmp_path, capsys, content, message
+):
+    code, out, err = run_decide(tmp_path, capsys, content)
+    assert (code, out) == (2, "")
+    assert len(err.strip().splitlines()) == 1 and message in err
+
+
+@pytest.mark.parametrize(
+    ("costs", "line"),
+    [
+        ({"residual_value": 1e300}, "costs.residual_value: must be at most 1, got 1e+300"),
+        ({"server_price": 1e308}, "costs.server_price: must be at most 10000000"),
+        ({"gpus_per_node": 1e-09}, "costs.gpus_per_node: must be at least 1"),
+        ({"server_price": 10**400}, "costs.server_price: must be at most 10000000, got an integer"),
+        ({"\n": 1}, "costs.\\n: unknown cost assumption"),
+    ],
+)
+def test_out_of_range_cost_figures_exit_2_naming_the_key(rules, tmp_path, capsys, costs, line):
+    code, _out, err = run_decide(tmp_path, capsys, make_answers(costs=costs))
+    assert code == 2
+    assert err.strip() == line or err.startswith(line)
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_answers_the_cost_model_refuses_exit_2_not_a_traceback(
+    rules, tmp_path, capsys, monkeypatch
+):
+    from decider.management.commands import decide
+
+    def refuse(*_args, **_kwargs):
+        raise ValueError("cloud_share must be within 0..1, got 2")
+
+    monkeypatch.setattr(decide, "evaluate_now", refuse)
+    code, _out, err = run_decide(tmp_path, capsys, make_answers())
+    assert code == 2
+    assert err.strip() == "these answers cannot be costed: cloud_share must be within 0..1, got 2"
+
+
+def test_a_file_far_larger_than_an_answers_document_exits_2(rules, tmp_path, capsys):
+    content = json.dumps(make_answers() | {"padding": "x" * 100_000})
+    code, _out, err = run_decide(tmp_path, capsys, content)
+    assert code == 2
+    assert "larger than 64 KB" in err and len(err.strip().splitlines()) == 1

@@ -118,3 +118,32 @@ def test_the_budget_step_offers_the_adjustable_figures_with_their_bounds():
 def test_every_outcome_and_cost_option_has_its_name_and_colour():
     assert set(OUTCOME_NAMES) == set(OUTCOME_SUMMARIES) == set(OUTCOMES)
     assert set(COST_OPTION_LABELS) == set(COST_OPTIONS) <= set(COLORS)
+
+
+def test_every_figure_has_a_maximum_and_the_shipped_figures_are_inside_their_bounds():
+    assert all(spec.max is not None and spec.min < spec.max for spec in FIGURES.values())
+    for figure in shipped_figures().values():
+        assert figure.spec.problem(figure.value) is None, figure.name
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [
+        (10**5000, "got an integer of about 5,001 digits"),
+        ("x" * 1000, 'got "' + "x" * 58 + "…"),
+        ("a\nb", 'got "a\\nb"'),
+        ({"a": [1]}, "got {…}"),
+    ],
+    ids=["5000 digits", "long text", "newline", "object"],
+)
+def test_a_message_shows_the_value_short_and_on_one_line(value, shown):
+    problem = questionnaire.QUESTIONS["utilization_pct"].problem(value)
+    assert shown in problem
+    assert "\n" not in problem and len(problem) < 200
+
+
+def test_an_integer_too_large_for_a_float_is_out_of_range_not_an_error():
+    _answers, errors = questionnaire.answers_validate(make_answers(utilization_pct=10**400))
+    assert "must be a number from 0 to 100 %" in errors["utilization_pct"]
+    _costs, errors = overrides_validate({"fte_cost": -(10**400)})
+    assert errors == {"costs.fte_cost": "must not be negative, got an integer of about 401 digits"}

@@ -28,7 +28,9 @@ OVERRIDE_SOURCE = "set for this assessment"
 class FigureSpec:
     """What a cost figure means. `kind`: money (USD, converted for display), a share
     (0–1) or another number. `adjustable`: offered on the budget step.
-    `sensitivity`: varied ±20 % in the tornado."""
+    `sensitivity`: varied ±20 % in the tornado. `min` and `max` bound what anyone
+    may set (overrides and admin edits): every figure has a maximum, far above any
+    real price, so that no total can overflow to infinity or NaN."""
 
     name: str
     label: Text
@@ -40,27 +42,32 @@ class FigureSpec:
     adjustable: bool = True
     sensitivity: bool = False
 
-    def problem(self, value: float) -> str | None:
-        """Why `value` cannot be this figure, or None."""
-        if not math.isfinite(value):
+    def problem(self, value: float, *, shown: str = "") -> str | None:
+        """Why `value` cannot be this figure, or None. `shown`: the value as written, when
+        `value` (an infinity) stands in for an integer too large for a float."""
+        if math.isnan(value) or (math.isinf(value) and not shown):
             return gettext("must be a finite number")
+        shown = shown or _number_shown(value)
         if value < self.min:
             if self.min == 0:
-                return gettext("must not be negative, got %(value)s") % {
-                    "value": number_text(value)
-                }
+                return gettext("must not be negative, got %(value)s") % {"value": shown}
             return gettext("must be at least %(min)s, got %(value)s") % {
                 "min": number_text(self.min),
-                "value": number_text(value),
+                "value": shown,
             }
         if self.max is not None and value > self.max:
             return gettext("must be at most %(max)s, got %(value)s") % {
                 "max": number_text(self.max),
-                "value": number_text(value),
+                "value": shown,
             }
         if self.whole and not float(value).is_integer():
-            return gettext("must be a whole number, got %(value)s") % {"value": number_text(value)}
+            return gettext("must be a whole number, got %(value)s") % {"value": shown}
         return None
+
+
+def _number_shown(value: float) -> str:
+    """number_text, but 1e308 stays 1e+308 rather than 309 digits."""
+    return number_text(value) if abs(value) < 1e15 else f"{value:.6g}"
 
 
 @dataclass(frozen=True)
@@ -92,6 +99,7 @@ FIGURES: dict[str, FigureSpec] = {
             "GPU/节点",
             min=1,
             whole=True,
+            max=64,
         ),
         _spec(
             "server_price",
@@ -101,6 +109,7 @@ FIGURES: dict[str, FigureSpec] = {
             "美元/节点",
             kind="money",
             sensitivity=True,
+            max=10_000_000,
         ),
         _spec(
             "network_per_node",
@@ -110,6 +119,7 @@ FIGURES: dict[str, FigureSpec] = {
             "美元/节点",
             kind="money",
             sensitivity=True,
+            max=1_000_000,
         ),
         _spec(
             "storage_capex_per_tb",
@@ -119,6 +129,7 @@ FIGURES: dict[str, FigureSpec] = {
             "美元/TB",
             kind="money",
             sensitivity=True,
+            max=100_000,
         ),
         _spec(
             "setup_cost",
@@ -128,6 +139,7 @@ FIGURES: dict[str, FigureSpec] = {
             "美元（一次性）",
             kind="money",
             sensitivity=True,
+            max=1_000_000_000,
         ),
         _spec(
             "node_kw",
@@ -135,6 +147,7 @@ FIGURES: dict[str, FigureSpec] = {
             "每节点功耗",
             "kW per node at full load",
             "千瓦/节点（满载）",
+            max=200,
         ),
         _spec(
             "idle_share",
@@ -152,6 +165,7 @@ FIGURES: dict[str, FigureSpec] = {
             "ratio (facility power / IT power)",
             "比值（机房总功耗 / IT功耗）",
             sensitivity=True,
+            max=10,
         ),
         _spec(
             "kwh_price",
@@ -161,6 +175,7 @@ FIGURES: dict[str, FigureSpec] = {
             "美元/千瓦时",
             kind="money",
             sensitivity=True,
+            max=10,
         ),
         _spec(
             "colo_kw_month",
@@ -170,6 +185,7 @@ FIGURES: dict[str, FigureSpec] = {
             "美元/千瓦·月（IT负载）",
             kind="money",
             sensitivity=True,
+            max=10_000,
         ),
         _spec(
             "maintenance_rate",
@@ -189,6 +205,7 @@ FIGURES: dict[str, FigureSpec] = {
             "美元/人·年（含各项成本）",
             kind="money",
             sensitivity=True,
+            max=10_000_000,
         ),
         _spec(
             "onprem_fte",
@@ -197,6 +214,7 @@ FIGURES: dict[str, FigureSpec] = {
             "FTE per on-prem node",
             "人（全职当量）/自建节点",
             sensitivity=True,
+            max=10,
         ),
         _spec(
             "onprem_min_fte",
@@ -205,6 +223,7 @@ FIGURES: dict[str, FigureSpec] = {
             "FTE, whatever the cluster's size",
             "人（全职当量），与集群规模无关",
             sensitivity=True,
+            max=1000,
         ),
         _spec(
             "hire_cost",
@@ -214,6 +233,7 @@ FIGURES: dict[str, FigureSpec] = {
             "美元/人（一次性）",
             kind="money",
             sensitivity=True,
+            max=1_000_000,
         ),
         _spec(
             "hiring_months",
@@ -240,6 +260,7 @@ FIGURES: dict[str, FigureSpec] = {
             "USD per GPU-year (0: none)",
             "美元/卡·年（0 表示无）",
             kind="money",
+            max=1_000_000,
         ),
         _spec(
             "cloud_fte",
@@ -247,6 +268,7 @@ FIGURES: dict[str, FigureSpec] = {
             "云平台每节点人力",
             "FTE per node-equivalent of cloud GPUs",
             "人（全职当量）/云上GPU折合节点",
+            max=10,
         ),
         _spec(
             "depreciation_years",
@@ -293,6 +315,7 @@ FIGURES: dict[str, FigureSpec] = {
             "美元/卡·小时",
             kind="money",
             sensitivity=True,
+            max=1000,
         ),
         _spec(
             "gpu_hour_reserved_1y",
@@ -301,6 +324,7 @@ FIGURES: dict[str, FigureSpec] = {
             "USD per GPU-hour",
             "美元/卡·小时",
             kind="money",
+            max=1000,
         ),
         _spec(
             "gpu_hour_reserved_3y",
@@ -309,6 +333,7 @@ FIGURES: dict[str, FigureSpec] = {
             "USD per GPU-hour",
             "美元/卡·小时",
             kind="money",
+            max=1000,
         ),
         _spec(
             "gpu_hour_spot",
@@ -317,6 +342,7 @@ FIGURES: dict[str, FigureSpec] = {
             "USD per GPU-hour",
             "美元/卡·小时",
             kind="money",
+            max=1000,
         ),
         _spec(
             "spot_share",
@@ -335,6 +361,7 @@ FIGURES: dict[str, FigureSpec] = {
             "美元/TB·月",
             kind="money",
             sensitivity=True,
+            max=100_000,
         ),
         _spec(
             "egress_tb_month",
@@ -342,6 +369,7 @@ FIGURES: dict[str, FigureSpec] = {
             "每月出云数据量",
             "TB per month",
             "TB/月",
+            max=1_000_000,
         ),
         _spec(
             "egress_price_tb",
@@ -351,6 +379,7 @@ FIGURES: dict[str, FigureSpec] = {
             "美元/TB",
             kind="money",
             sensitivity=True,
+            max=100_000,
         ),
         _spec(
             "transfer_gbps",
@@ -358,6 +387,7 @@ FIGURES: dict[str, FigureSpec] = {
             "初始数据迁移带宽",
             "Gbit/s",
             "Gbit/s",
+            max=100_000,
         ),
         _spec(
             "discount_rate",
@@ -375,6 +405,7 @@ FIGURES: dict[str, FigureSpec] = {
             "CNY per USD",
             "人民币/美元",
             min=0.01,
+            max=1000,
         ),
     ]
 }
@@ -455,13 +486,55 @@ def overrides_validate(raw: Any) -> tuple[dict[str, float], dict[str, str]]:
     problems = {name: _override_problem(name, value) for name, value in raw.items()}
     return (
         {name: float(raw[name]) for name, problem in problems.items() if problem is None},
-        {f"costs.{name}": problem for name, problem in problems.items() if problem is not None},
+        {
+            f"costs.{key_text(name)}": problem
+            for name, problem in problems.items()
+            if problem is not None
+        },
     )
 
 
 def _override_problem(name: str, value: Any) -> str | None:
     if name not in FIGURES:
         return gettext("unknown cost assumption")
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        return gettext("must be a number, got %(value)s") % {"value": json_repr(value)}
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return gettext("must be a number, got %(value)s") % {"value": value_text(value)}
+    if isinstance(value, float) and not math.isfinite(value):
+        return gettext("must be a number, got %(value)s") % {"value": value_text(value)}
+    if not is_finite(value):  # beyond float(), past any bound
+        return FIGURES[name].problem(math.inf if value > 0 else -math.inf, shown=value_text(value))
     return FIGURES[name].problem(float(value))
+
+
+def is_finite(value: int | float) -> bool:
+    """A finite number; an integer too large for a float (10**400) counts as not."""
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
+
+
+# How much of a value a message repeats: an answer's own text can be megabytes long.
+SHOWN_CHARS = 60
+
+
+def key_text(key: str) -> str:
+    """A key or a text as a message names it: on one line (a newline shows as \\n) and cut
+    short, since an unknown one can be anything."""
+    text = json_repr(key)[1:-1]
+    return text if len(text) <= SHOWN_CHARS else text[: SHOWN_CHARS - 1] + "…"
+
+
+def value_text(value: Any) -> str:
+    """A value as it was written in JSON, cut short for a message about it."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > 10**SHOWN_CHARS:
+        # str() of a 5,000-digit integer is refused (Python's int-string limit)
+        try:
+            digits = len(str(abs(value)))
+        except ValueError:
+            digits = int(abs(value).bit_length() * math.log10(2)) + 1
+        return gettext("an integer of about %(digits)s digits") % {"digits": f"{digits:,}"}
+    if isinstance(value, dict | list):
+        return "{…}" if isinstance(value, dict) else "[…]"
+    text = json_repr(value)
+    return text if len(text) <= SHOWN_CHARS else text[: SHOWN_CHARS - 1] + "…"

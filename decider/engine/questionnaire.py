@@ -12,16 +12,16 @@ Messages copy the wording of Django's form fields, so the wizard, the API and
 
 from __future__ import annotations
 
-import math
+import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from decider.engine.demand import Demand
-from decider.engine.figures import overrides_validate
+from decider.engine.figures import is_finite, key_text, overrides_validate, value_text
 from decider.engine.i18n import gettext, gettext_noop
 from decider.engine.outcomes import COST_VERDICTS
-from decider.engine.text import json_repr, number_text
+from decider.engine.text import number_text
 
 Kind = Literal["choice", "bool", "int", "float"]
 
@@ -91,7 +91,7 @@ class Question:
         if not self._has_type(value):
             return gettext("must be %(allowed)s, got %(value)s") % {
                 "allowed": self.allowed(),
-                "value": json_repr(value),
+                "value": value_text(value),
             }
         message = self._value_problem(value)
         if message is None:
@@ -108,7 +108,7 @@ class Question:
             return isinstance(value, bool)
         if isinstance(value, bool) or not isinstance(value, int | float):
             return False
-        return isinstance(value, int) if self.kind == "int" else math.isfinite(value)
+        return isinstance(value, int) if self.kind == "int" else is_finite(value)
 
     def _value_problem(self, value: Any) -> str | None:
         if self.kind == "choice":
@@ -117,7 +117,7 @@ class Question:
             if value not in (self.values() or ()):
                 return gettext(
                     "Select a valid choice. %(value)s is not one of the available choices."
-                ) % {"value": value}
+                ) % {"value": key_text(value)}
             return None
         if self.kind == "bool":
             return None
@@ -620,6 +620,63 @@ def answers_problems(
     return problems
 
 
+# An answers document is at most three levels deep ({"answers": {"costs": {...}}}) and
+# about 1 KB long: far more is not one.
+MAX_JSON_DEPTH = 8
+MAX_DOCUMENT_BYTES = 64 * 1024
+
+
+def too_big_text() -> str:
+    return gettext("larger than %(size)s KB; an answers document is about 1 KB") % {
+        "size": MAX_DOCUMENT_BYTES // 1024
+    }
+
+
+def json_parse(text: str) -> tuple[Any, str | None]:
+    """An answers document's JSON: (value, None), or (None, why it cannot be read).
+
+    A 5,000-digit integer (Python's int-string limit) and nesting deep enough to
+    exhaust the parser are told like any other malformed JSON.
+    """
+    try:
+        value = json.loads(text)
+    except RecursionError:
+        return None, gettext("not valid JSON (nested more than %(depth)s levels deep)") % {
+            "depth": MAX_JSON_DEPTH
+        }
+    except ValueError as error:  # JSONDecodeError, or an integer with too many digits
+        return None, gettext("not valid JSON (%(error)s)") % {"error": str(error)[:200]}
+    problem = _json_problem(value)
+    return (None, problem) if problem else (value, None)
+
+
+def _json_problem(value: Any) -> str | None:
+    """Nesting deeper than an answers document has, or text no page can show (a lone
+    surrogate such as "\\ud800", which no UTF-8 page or database column can hold);
+    walked without recursion."""
+    todo = [(value, 1)]
+    while todo:
+        item, depth = todo.pop()
+        if isinstance(item, dict | list):
+            if depth > MAX_JSON_DEPTH:
+                return gettext("not valid JSON (nested more than %(depth)s levels deep)") % {
+                    "depth": MAX_JSON_DEPTH
+                }
+            children = [*item.keys(), *item.values()] if isinstance(item, dict) else item
+            todo.extend((child, depth + 1) for child in children)
+        elif isinstance(item, str) and not _is_unicode(item):
+            return gettext("not valid JSON (text with an unpaired surrogate, e.g. \\ud800)")
+    return None
+
+
+def _is_unicode(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def answers_validate(raw: Any) -> tuple[dict[str, Any], dict[str, str]]:
     """Check a whole answers document. Returns (answers, errors by key)."""
     if not isinstance(raw, Mapping):
@@ -641,7 +698,7 @@ def answers_validate(raw: Any) -> tuple[dict[str, Any], dict[str, str]]:
         errors.setdefault(key, problem)
     for key in raw:
         if key not in QUESTIONS and key not in OPTIONAL_KEYS:
-            errors[key] = gettext("unknown key")
+            errors[key_text(key)] = gettext("unknown key")
     if "costs" in raw:
         costs, cost_errors = overrides_validate(raw["costs"])
         errors.update(cost_errors)

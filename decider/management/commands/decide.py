@@ -5,10 +5,16 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand
 from django.utils import translation
+from django.utils.translation import gettext
 
 from decider.engine.costs import CURRENCIES
 from decider.engine.outcomes import outcome_name
-from decider.engine.questionnaire import answers_validate
+from decider.engine.questionnaire import (
+    MAX_DOCUMENT_BYTES,
+    answers_validate,
+    json_parse,
+    too_big_text,
+)
 from decider.engine.scoring import result_localized
 from decider.services import NoRuleSet, evaluate_now
 
@@ -40,21 +46,26 @@ class Command(BaseCommand):
             )
         except (OSError, UnicodeDecodeError) as error:
             return [f"{options['file']}: cannot read the file ({error})"], ""
-        try:
-            raw = json.loads(text)
-        except json.JSONDecodeError as error:
-            return [f"{options['file']}: not valid JSON ({error})"], ""
+        if len(text) > MAX_DOCUMENT_BYTES:
+            return [f"{options['file']}: {too_big_text()}"], ""
+        raw, problem = json_parse(text)
+        if problem:
+            return [f"{options['file']}: {problem}"], ""
         answers, errors = answers_validate(raw)
         if errors:
             return [f"{key}: {message}" for key, message in errors.items()], ""
         try:
             ruleset, evaluation = evaluate_now(answers, currency=options["currency"])
+            data = result_localized(evaluation.result, options["lang"])
+            data["costs"] = evaluation.costs
+            # Bare NaN or Infinity is not JSON; refusing it also refuses a "$nan" text total.
+            document = json.dumps(data, ensure_ascii=False, indent=2, allow_nan=False)
         except NoRuleSet as error:
             return [str(error)], ""
-        data = result_localized(evaluation.result, options["lang"])
-        data["costs"] = evaluation.costs
+        except ValueError as error:  # the cost model's own range checks
+            return [gettext("these answers cannot be costed: %(error)s") % {"error": error}], ""
         if options["format"] == "json":
-            return [], json.dumps(data, ensure_ascii=False, indent=2)
+            return [], document
         return [], self._text(data)
 
     def stdin_text(self) -> str:
