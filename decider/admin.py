@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin.utils import unquote
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.db.models import Count, QuerySet
@@ -36,7 +37,6 @@ from decider.engine.ruledocs import (
     constraint_document,
     constraint_problems,
     criterion_document,
-    documents_parse,
     option_document,
     option_problems,
     ruleset_problems,
@@ -47,6 +47,7 @@ from decider.engine.ruledocs import (
 from decider.models import Assessment, Assumption, Constraint, Criterion, Option, RuleSet
 from decider.rulesets import (
     RuleSetPublished,
+    documents_read,
     ruleset_draft,
     ruleset_export,
     ruleset_publish,
@@ -314,6 +315,24 @@ def _figure_problem(form: forms.BaseForm, name: str | None, value: float | None)
         form.add_error("value", problem)
 
 
+def _is_fallback_figure(obj: Any) -> bool:
+    """A figure's row for every GPU model: scoring fails without it (no figure to fall back on)."""
+    return (
+        isinstance(obj, Assumption)
+        and obj.pk is not None
+        and obj.gpu_model == ""
+        and (obj.name in FIGURES)
+    )
+
+
+def _fallback_figure_message(obj: Assumption) -> str:
+    return gettext(
+        "“%(name)s” for every GPU model is what the cost model falls back on, so it cannot be "
+        "deleted or moved to one GPU model: every new assessment would fail to score. Change "
+        "its value instead, or add a row for one GPU model beside it."
+    ) % {"name": obj.name}
+
+
 class AssumptionForm(ChoicesFromCode, forms.ModelForm):
     code_choices = {"name": lambda: [(name, name) for name in FIGURE_NAMES]}
 
@@ -325,6 +344,11 @@ class AssumptionForm(ChoicesFromCode, forms.ModelForm):
         super().clean()
         data = self.cleaned_data
         _figure_problem(self, data.get("name"), data.get("value"))
+        # The instance still holds the saved row here (the form copies into it later).
+        if _is_fallback_figure(self.instance):
+            for field, saved in (("name", self.instance.name), ("gpu_model", "")):
+                if field in data and data[field] != saved:
+                    self.add_error(field, _fallback_figure_message(self.instance))
         return data
 
 
@@ -360,7 +384,7 @@ class ImportForm(forms.Form):
         except UnicodeDecodeError:
             raise ValidationError(gettext("The file is not UTF-8 text.")) from None
         try:
-            return documents_parse(text)
+            return documents_read(text)
         except RuleSetProblems as error:
             raise ValidationError([str(p) for p in error.problems]) from None
 
@@ -808,6 +832,17 @@ class AssumptionAdmin(HistoryAdmin):
 
     def get_changelist_form(self, request: HttpRequest, **kwargs: Any):
         return AssumptionValueForm
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return not _is_fallback_figure(obj) and super().has_delete_permission(request, obj)
+
+    def delete_view(self, request, object_id, extra_context=None):
+        # Say why instead of the bare 403 that has_delete_permission alone would give.
+        obj = self.get_object(request, unquote(object_id))
+        if obj is not None and _is_fallback_figure(obj):
+            self.message_user(request, _fallback_figure_message(obj), messages.ERROR)
+            return HttpResponseRedirect(reverse("admin:decider_assumption_change", args=[obj.pk]))
+        return super().delete_view(request, object_id, extra_context)
 
     @admin.display(description=_("unit"))
     def unit(self, obj: Assumption) -> str:

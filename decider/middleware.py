@@ -17,3 +17,24 @@ class NoReferrerCsrfViewMiddleware(CsrfViewMiddleware):
         if request.META.get("HTTP_ORIGIN") == "null":
             return request.META.get("HTTP_SEC_FETCH_SITE", "same-origin") == "same-origin"
         return super()._origin_verified(request)
+
+
+class HealthCheckMiddleware:
+    """Answer /healthz before anything reads the Host header.
+
+    Container health checks and load balancers address the app by IP or service
+    name, which ALLOWED_HOSTS rightly does not list; SecurityMiddleware and
+    CommonMiddleware would refuse them (400) or redirect them to HTTPS. The check
+    reveals nothing but whether the database answers, so any host may ask.
+    First in MIDDLEWARE for that reason.
+    """
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        if request.path_info == "/healthz":
+            from decider.views import healthz  # the views import models: not at startup
+
+            return healthz(request)
+        return self.get_response(request)

@@ -10,6 +10,8 @@ import logging
 from collections.abc import Sequence
 from typing import Any
 
+from django.core.exceptions import ValidationError
+from django.core.validators import validate_slug
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -22,6 +24,7 @@ from decider.engine.ruledocs import (
     constraint_row,
     criterion_document,
     criterion_row,
+    documents_parse,
     option_row,
     rulebook_from_document,
     ruleset_problems,
@@ -39,6 +42,149 @@ class RuleSetPublished(ValueError):
 def _values(obj: Any) -> dict[str, Any]:
     """A row's field values by field name (what the admin forms hold as cleaned data)."""
     return {field.name: getattr(obj, field.attname) for field in obj._meta.concrete_fields}
+
+
+# --- what the database needs of a document ------------------------------------------
+#
+# The checks of `ruledocs` read keys, questions and answer values as text (they look
+# them up, put them in sets); these come first, so a list or an object where text
+# belongs is a message naming the key, never a TypeError. They also hold the
+# document to the columns' lengths, which SQLite does not enforce and PostgreSQL
+# refuses with an error.
+
+
+def _text_problem(value: Any, key: str, *, model: Any, required: bool, **where: Any):
+    """A Problem if `value` (document key `key`) is not text that fits the column, else None."""
+    if value is None and not required:
+        return None
+    if not isinstance(value, str):
+        return Problem(_("“%(key)s” must be text.") % {"key": key}, field=key, **where)
+    limit = model._meta.get_field(key).max_length
+    if limit is not None and len(value) > limit:
+        return Problem(
+            _("“%(key)s” is longer than %(limit)d characters.") % {"key": key, "limit": limit},
+            field=key,
+            **where,
+        )
+    return None
+
+
+def _texts_shape(row: Any, stems: tuple[str, ...], *, model: Any, **where: Any) -> list[Problem]:
+    """Texts in both languages: {"en": ..., "zh": ...} (missing ones `ruledocs` reports)."""
+    problems = []
+    for stem in stems:
+        texts = row.get(stem)
+        if texts is None:
+            continue
+        if not isinstance(texts, dict):
+            problems.append(
+                Problem(
+                    _("“%(key)s” must be an object with “en” and “zh” texts.") % {"key": stem},
+                    field=f"{stem}_en",
+                    **where,
+                )
+            )
+            continue
+        for language in ("en", "zh"):
+            if texts.get(language) is not None:
+                problem = _text_problem(
+                    texts[language], f"{stem}_{language}", model=model, required=False, **where
+                )
+                problems += [problem] if problem else []
+    return problems
+
+
+def _where(kind: str, row: dict[str, Any], number: int) -> dict[str, Any]:
+    key = row.get("key")
+    return {kind: key if isinstance(key, str) and key else f"#{number}"}
+
+
+def _row_shape(
+    row: dict[str, Any], keys: tuple[str, ...], *, model: Any, **where: Any
+) -> list[Problem]:
+    found = [_text_problem(row.get(k), k, model=model, required=False, **where) for k in keys]
+    problems = [p for p in found if p]
+    key = row.get("key")
+    if isinstance(key, str) and key and not _is_slug(key):
+        message = _("“key” may hold only letters, digits, “-” and “_”.")
+        problems.append(Problem(message, field="key", **where))
+    return problems
+
+
+def _is_slug(text: str) -> bool:
+    try:
+        validate_slug(text)
+    except ValidationError:
+        return False
+    return True
+
+
+def document_shape_problems(document: Any) -> list[Problem]:
+    """Types and lengths the columns need; parts that are not even lists `ruledocs` reports."""
+    if not isinstance(document, dict):
+        return []
+    problems = [
+        p
+        for p in (
+            _text_problem(document.get("name"), "name", model=RuleSet, required=False),
+            _text_problem(document.get("notes"), "notes", model=RuleSet, required=False),
+        )
+        if p
+    ]
+    criteria = document.get("criteria")
+    for number, criterion in enumerate(criteria if isinstance(criteria, list) else [], start=1):
+        if not isinstance(criterion, dict):
+            continue
+        where = _where("criterion", criterion, number)
+        problems += _row_shape(criterion, ("key", "question"), model=Criterion, **where)
+        problems += _texts_shape(criterion, ("label",), model=Criterion, **where)
+        options = criterion.get("options")
+        for index, option in enumerate(options if isinstance(options, list) else []):
+            if not isinstance(option, dict):
+                continue
+            problem = _text_problem(
+                option.get("value"), "value", model=Option, required=False, option=index, **where
+            )
+            problems += [problem] if problem else []
+            problems += _texts_shape(
+                option, ("label", "reason"), model=Option, option=index, **where
+            )
+    constraints = document.get("constraints")
+    for number, constraint in enumerate(
+        constraints if isinstance(constraints, list) else [], start=1
+    ):
+        if not isinstance(constraint, dict):
+            continue
+        where = _where("constraint", constraint, number)
+        problems += _row_shape(
+            constraint, ("key", "question", "value", "outcome"), model=Constraint, **where
+        )
+        problems += _texts_shape(constraint, ("reason",), model=Constraint, **where)
+        if not isinstance(constraint.get("excludes", True), bool):
+            message = _("“excludes” must be true or false.")
+            problems.append(Problem(message, field="excludes", **where))
+    return problems
+
+
+def document_problems(document: Any) -> list[Problem]:
+    """Every problem of a document to import: its shape first, then the rules of `ruledocs`."""
+    problems = document_shape_problems(document)
+    if problems:
+        return problems
+    try:
+        return ruleset_problems(document)
+    except (TypeError, ValueError, KeyError, AttributeError) as error:
+        # A shape the checks above do not know yet: refused with a message, not a 500.
+        log.warning("rule set document not checkable: %r", error)
+        return [Problem(_("The document could not be read: %(error)s") % {"error": error})]
+
+
+def documents_read(text: str) -> list[dict[str, Any]]:
+    """The documents in a file's text; RuleSetProblems when it is not JSON one can read."""
+    try:
+        return documents_parse(text)
+    except RecursionError:
+        raise RuleSetProblems([Problem(_("The file is nested too deeply to be read."))]) from None
 
 
 # --- documents in and out of the database -----------------------------------------
@@ -61,7 +207,7 @@ def ruleset_import(
 ) -> RuleSet:
     """A new rule set from a document; refused whole (RuleSetProblems) if it breaks a rule."""
     if check:
-        problems = ruleset_problems(document)
+        problems = document_problems(document)
         if problems:
             log.warning("rule set refused: %d problems, first: %s", len(problems), problems[0])
             raise RuleSetProblems(problems)
@@ -71,7 +217,7 @@ def ruleset_import(
         RuleSet(
             version=version,
             name=document.get("name", f"Rule set {version}"),
-            notes=document.get("notes", ""),
+            notes=document.get("notes") or "",
             is_published=publish,
             published_at=timezone.now() if publish else None,
         ),
@@ -167,7 +313,7 @@ def rulesets_import(documents: Sequence[dict[str, Any]], *, publish: bool) -> li
     """Import every document or none: all are checked before anything is written."""
     problems = []
     for number, document in enumerate(documents, start=1):
-        found = ruleset_problems(document)
+        found = document_problems(document)
         if len(documents) > 1:
             found = [
                 Problem(_("rule set %(number)d: %(problem)s") % {"number": number, "problem": p})

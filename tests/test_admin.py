@@ -251,6 +251,26 @@ def test_it_imports_an_uploaded_rule_set_as_a_draft(admin_client, v1):
     assert without_version(ruleset_export(imported)) == without_version(document)
 
 
+def test_it_refuses_an_uploaded_rule_set_with_a_wrong_type_naming_the_key(admin_client, v1):
+    document = ruleset_export(v1)
+    document["criteria"][0]["question"] = ["stage"]
+    document["constraints"][0]["value"] = {"not": "text"}
+    upload = SimpleUploadedFile("bad.json", json.dumps(document).encode(), "application/json")
+    page = admin_client.post(reverse("admin:decider_ruleset_import"), {"file": upload})
+    html = page.content.decode()
+    assert page.status_code == 200
+    assert "criterion “stage”: “question” must be text." in html
+    assert "“value” must be text." in html
+    assert RuleSet.objects.count() == 1
+
+
+def test_it_refuses_an_uploaded_file_nested_too_deeply(admin_client, v1):
+    upload = SimpleUploadedFile("deep.json", b"[" * 100_000, "application/json")
+    page = admin_client.post(reverse("admin:decider_ruleset_import"), {"file": upload})
+    assert page.status_code == 200
+    assert "The file is nested too deeply to be read." in page.content.decode()
+
+
 def test_it_refuses_an_uploaded_rule_set_with_problems(admin_client, v1):
     document = ruleset_export(v1)
     document["criteria"][0]["options"][0]["scores"]["cloud"] = 7
@@ -274,3 +294,43 @@ def test_the_rule_set_changes_page_lists_who_changed_what(admin_client, draft):
     assert newest["changes"] == [{"field": "weight", "old": 4.0, "new": 6.0}]
     html = page.content.decode()
     assert "Expected average GPU utilization" in html and "draft made from v1" in html
+
+
+def test_it_refuses_to_delete_a_figure_the_cost_model_falls_back_on(admin_client, client):
+    assumption = Assumption.objects.get(name="kwh_price", gpu_model="")
+    page = admin_client.get(change_url(assumption)).content.decode()
+    assert reverse("admin:decider_assumption_delete", args=[assumption.pk]) not in page
+    response = admin_client.post(
+        reverse("admin:decider_assumption_delete", args=[assumption.pk]),
+        {"post": "yes"},
+        follow=True,
+    )
+    assert response.redirect_chain[-1][0] == change_url(assumption)
+    assert "“kwh_price” for every GPU model is what the cost model falls back on" in (
+        response.content.decode()
+    )
+    assert Assumption.objects.filter(pk=assumption.pk).exists()
+    # New assessments still score.
+    _assessment, edit, _view = make_assessment(name="Scored after the refusal")
+    assert client.get(reverse("decider-result", args=[edit])).status_code == 200
+
+
+def test_it_refuses_to_move_a_fallback_figure_to_one_gpu_model(admin_client):
+    assumption = Assumption.objects.get(name="kwh_price", gpu_model="")
+    data = change_form_data(admin_client.get(change_url(assumption))) | {"gpu_model": "H100"}
+    response = admin_client.post(change_url(assumption), data)
+    assert response.status_code == 200
+    assert "cannot be deleted or moved to one GPU model" in (
+        " ".join(response.context["adminform"].form.errors["gpu_model"])
+    )
+    assert Assumption.objects.filter(name="kwh_price", gpu_model="").exists()
+
+
+def test_a_figure_for_one_gpu_model_can_be_deleted(admin_client):
+    generic = Assumption.objects.get(name="kwh_price", gpu_model="")
+    specific = Assumption.objects.create(
+        name="kwh_price", gpu_model="H100", value=0.3, source="test", as_of=generic.as_of
+    )
+    delete = reverse("admin:decider_assumption_delete", args=[specific.pk])
+    assert admin_client.post(delete, {"post": "yes"}).status_code == 302
+    assert not Assumption.objects.filter(pk=specific.pk).exists()

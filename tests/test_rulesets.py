@@ -139,6 +139,81 @@ def test_the_import_command_refuses_a_file_that_is_not_json(rules, tmp_path, cap
     assert capsys.readouterr().err.startswith("The file is not JSON:")
 
 
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (
+            lambda d: criterion(d, "stage").update(question=["stage"]),
+            "criterion “stage”: “question” must be text.",
+        ),
+        (
+            lambda d: criterion(d, "stage")["options"][0].update(value={"a": 1}),
+            "criterion “stage”, option 1: “value” must be text.",
+        ),
+        (
+            lambda d: d["constraints"][0].update(question=["x"]),
+            "“question” must be text.",
+        ),
+        (
+            lambda d: d["constraints"][0].update(excludes="yes"),
+            "“excludes” must be true or false.",
+        ),
+        (lambda d: d.update(notes=["a", "list"]), "“notes” must be text."),
+        (lambda d: d.update(name="x" * 201), "“name” is longer than 200 characters."),
+        (
+            lambda d: criterion(d, "stage").update(label="Stage"),
+            "criterion “stage”: “label” must be an object with “en” and “zh” texts.",
+        ),
+        (
+            lambda d: criterion(d, "stage").update(key="a key with spaces"),
+            "“key” may hold only letters, digits, “-” and “_”.",
+        ),
+        (
+            lambda d: criterion(d, "stage").update(key=7),
+            "criterion “#1”: “key” must be text.",
+        ),
+    ],
+)
+def test_the_import_command_names_the_key_of_a_wrong_type(rules, tmp_path, capsys, change, message):
+    document = make_document()
+    change(document)
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    with pytest.raises(SystemExit) as stopped:
+        call_command("ruleset_import", str(path))
+    assert stopped.value.code == 2
+    assert message in capsys.readouterr().err.splitlines()[0]
+    assert RuleSet.objects.count() == 1
+
+
+def test_a_document_without_notes_imports_with_empty_notes(rules):
+    ruleset = ruleset_import(make_document(notes=None), publish=False)
+    assert ruleset.notes == ""
+
+
+def test_the_import_command_refuses_a_file_nested_too_deeply(rules, tmp_path, capsys):
+    path = tmp_path / "deep.json"
+    path.write_text("[" * 100_000, encoding="utf-8")
+    with pytest.raises(SystemExit):
+        call_command("ruleset_import", str(path))
+    assert capsys.readouterr().err.strip() == "The file is nested too deeply to be read."
+
+
+def test_the_import_command_refuses_a_file_that_is_not_utf8(rules, tmp_path, capsys):
+    path = tmp_path / "latin1.json"
+    path.write_bytes('{"name": "Règles"}'.encode("latin-1"))
+    with pytest.raises(SystemExit):
+        call_command("ruleset_import", str(path))
+    assert capsys.readouterr().err.strip() == f"{path}: the file is not UTF-8 text."
+
+
+def test_the_export_command_says_when_it_cannot_write(rules, tmp_path):
+    from django.core.management.base import CommandError
+
+    with pytest.raises(CommandError, match="No such file or directory"):
+        call_command("ruleset_export", "1", "-o", str(tmp_path / "missing" / "v1.json"))
+
+
 def test_a_draft_becomes_current_only_when_published(rules):
     v1 = RuleSet.objects.get(version=1)
     draft = ruleset_draft(v1)

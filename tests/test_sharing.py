@@ -3,13 +3,21 @@
 import hashlib
 import hmac
 import json
+import threading
 
 import pytest
 from django.conf import settings
+from django.db import connection
 from django.urls import reverse
 
 from decider.engine.outcomes import outcome_name
-from decider.models import Assessment, token_hash, view_token_seal, view_token_unseal
+from decider.models import (
+    Assessment,
+    LinksChanged,
+    token_hash,
+    view_token_seal,
+    view_token_unseal,
+)
 from tests.factories import STEP_POSTS, make_answers, make_assessment
 
 pytestmark = pytest.mark.django_db
@@ -190,6 +198,119 @@ def test_a_replaced_edit_link_stops_working_and_keeps_the_view_link(client, shar
     assert client.get(reverse("decider-view", args=[view])).status_code == 200
     assessment.refresh_from_db()
     assert assessment.view_token(edit_token=new_edit) == view
+
+
+def _stale_copies(assessment, count=2):
+    """Copies read before any of them writes: two requests that loaded the row at once."""
+    return [Assessment.objects.get(pk=assessment.pk) for _ in range(count)]
+
+
+def test_a_new_edit_link_made_at_the_moment_of_a_revoke_cannot_bring_the_view_link_back(
+    client, shared
+):
+    assessment, edit, view = shared
+    revoking, replacing = _stale_copies(assessment)
+    revoking.view_link_revoke()
+    with pytest.raises(LinksChanged):
+        replacing.edit_link_replace(edit_token=edit)
+    assert client.get(reverse("decider-view", args=[view])).status_code == 404
+    assert client.get(reverse("decider-result", args=[edit])).status_code == 200
+
+
+def test_a_revoke_that_loses_the_race_to_a_new_edit_link_is_not_silently_dropped(shared):
+    assessment, edit, view = shared
+    replacing, revoking = _stale_copies(assessment)
+    new_edit = replacing.edit_link_replace(edit_token=edit)
+    with pytest.raises(LinksChanged):
+        revoking.view_link_revoke()
+    # The revoke was refused, not half applied: the view link is intact and still unsealable.
+    assessment.refresh_from_db()
+    assert assessment.view_token(edit_token=new_edit) == view
+
+
+def test_two_new_view_links_at_once_leave_one_working_link(client, shared):
+    assessment, edit, old_view = shared
+    first, second = _stale_copies(assessment)
+    kept = first.view_link_replace(edit_token=edit)
+    with pytest.raises(LinksChanged):
+        second.view_link_replace(edit_token=edit)
+    assessment.refresh_from_db()
+    assert assessment.view_token(edit_token=edit) == kept
+    assert client.get(reverse("decider-view", args=[kept])).status_code == 200
+    assert client.get(reverse("decider-view", args=[old_view])).status_code == 404
+
+
+def _at_once(pk, changes):
+    """Run each change in its own thread, on its own connection: all read, then all write."""
+    all_read = threading.Barrier(len(changes), timeout=10)
+    outcomes = {}
+
+    def run(name, apply):
+        try:
+            copy = Assessment.objects.get(pk=pk)
+            all_read.wait()
+            apply(copy)
+            outcomes[name] = "done"
+        except LinksChanged:
+            outcomes[name] = "refused"
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=run, args=item) for item in changes.items()]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return outcomes
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_revoke_and_a_new_edit_link_in_two_threads_never_both_apply(rules):
+    """The audit's race, for real: both requests read the row, then both write (20 rounds)."""
+    for _round in range(20):
+        assessment, edit, view = make_assessment()
+        outcomes = _at_once(
+            assessment.pk,
+            {
+                "revoke": lambda a: a.view_link_revoke(),
+                "new-edit": lambda a, edit=edit: a.edit_link_replace(edit_token=edit),
+            },
+        )
+        assert sorted(outcomes.values()) == ["done", "refused"]
+        revoked = Assessment.objects.by_token(view, kind="view") is None
+        assert revoked == (outcomes["revoke"] == "done")
+
+
+def test_a_link_change_that_lost_a_race_says_so_and_changes_nothing(client, shared, monkeypatch):
+    assessment, edit, view = shared
+    stale = Assessment.objects.get(pk=assessment.pk)
+    Assessment.objects.get(pk=assessment.pk).view_link_revoke()  # the other window
+    monkeypatch.setattr("decider.views._get_assessment", lambda token, kind="edit": stale)
+    response = client.post(
+        reverse("decider-links", args=[edit]), {"action": "new-edit", "confirm": "1"}, follow=True
+    )
+    assert response.redirect_chain[-1][0] == reverse("decider-result", args=[edit]) + "#share"
+    assert "changed at the same moment in another window" in response.content.decode()
+    monkeypatch.undo()
+    assert client.get(reverse("decider-view", args=[view])).status_code == 404
+    assert client.get(reverse("decider-result", args=[edit])).status_code == 200
+
+
+def test_a_link_change_through_an_edit_link_replaced_meanwhile_says_it_no_longer_works(
+    client, shared, monkeypatch
+):
+    assessment, edit, view = shared
+    stale = Assessment.objects.get(pk=assessment.pk)
+    Assessment.objects.get(pk=assessment.pk).edit_link_replace(edit_token=edit)
+    monkeypatch.setattr("decider.views._get_assessment", lambda token, kind="edit": stale)
+    response = client.post(
+        reverse("decider-links", args=[edit]), {"action": "revoke-view", "confirm": "1"}
+    )
+    assert response["Location"] == reverse("decider-mine")
+    monkeypatch.undo()
+    page = client.get(response["Location"]).content.decode()
+    assert "This edit link was replaced at the same moment" in page
+    assert client.get(reverse("decider-view", args=[view])).status_code == 200
 
 
 def test_my_assessments_lists_what_this_browser_created_or_opened(client, shared):

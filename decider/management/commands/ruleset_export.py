@@ -22,7 +22,10 @@ class Command(BaseCommand):
             raise CommandError(f"No rule set with version {options['version']}.")
         text = json.dumps(ruleset_export(ruleset), ensure_ascii=False, indent=2) + "\n"
         if options["output"]:
-            Path(options["output"]).write_text(text, encoding="utf-8")
+            try:
+                Path(options["output"]).write_text(text, encoding="utf-8")
+            except OSError as error:
+                raise CommandError(f"{options['output']}: {error.strerror}") from None
             self.stderr.write(f"Wrote v{ruleset.version} to {options['output']}.")
         else:
             self.stdout.write(text, ending="")

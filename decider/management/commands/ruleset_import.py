@@ -5,8 +5,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand
 
-from decider.engine.ruledocs import RuleSetProblems, documents_parse
-from decider.rulesets import rulesets_import
+from decider.engine.ruledocs import RuleSetProblems
+from decider.rulesets import documents_read, rulesets_import
 
 
 class Command(BaseCommand):
@@ -28,9 +28,12 @@ class Command(BaseCommand):
                 if options["file"] == "-"
                 else Path(options["file"]).read_text(encoding="utf-8")
             )
-            rulesets = rulesets_import(documents_parse(text), publish=options["publish"])
+            rulesets = rulesets_import(documents_read(text), publish=options["publish"])
         except OSError as error:
             self.stderr.write(f"{options['file']}: {error.strerror}")
+            raise SystemExit(2) from None
+        except UnicodeDecodeError:
+            self.stderr.write(f"{options['file']}: the file is not UTF-8 text.")
             raise SystemExit(2) from None
         except RuleSetProblems as error:
             for problem in error.problems:
