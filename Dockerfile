@@ -18,4 +18,7 @@ RUN DJANGO_DEBUG=false DJANGO_SECRET_KEY=collectstatic-only python manage.py col
 RUN useradd --create-home decider
 USER decider
 EXPOSE 8000
-CMD ["sh", "-c", "python manage.py migrate --noinput && python manage.py load_defaults && exec gunicorn decider.wsgi:application --bind 0.0.0.0:8000 --workers 3 --access-logfile - --logger-class decider.logs.GunicornLogger"]
+# Migrations run once, before the app starts (the compose "migrate" service; with plain
+# `docker run`: `docker run --rm IMAGE sh -c "python manage.py migrate && python manage.py
+# load_defaults"`). --timeout is above the longest request: a PDF waits at most 20 s.
+CMD ["gunicorn", "decider.wsgi:application", "--bind=0.0.0.0:8000", "--workers=3", "--timeout=60", "--access-logfile=-", "--logger-class=decider.logs.GunicornLogger"]

@@ -5,12 +5,15 @@ from __future__ import annotations
 import logging
 import re
 
-# /a/<token>, /v/<token> (and their .json, /report/...): see TokenConverter in urls.py.
-_LINK = re.compile(r"/([av])/[A-Za-z0-9_-]{16,64}")
+# /a/<token>, /v/<token> (and their .json, /report/...): see TokenConverter in urls.py. A
+# longer run of token characters is redacted whole, so no part of it survives.
+_LINK = re.compile(r"/([av])/[A-Za-z0-9_-]{16,}")
+# The compare page's ?a=<token>&a=<token> (view links), in a request line or a bare query string.
+_COMPARE = re.compile(r"(^|[?&;\s])a=[A-Za-z0-9_-]{16,}")
 
 
 def redact(text: str) -> str:
-    return _LINK.sub(r"/\1/<token>", text)
+    return _COMPARE.sub(r"\1a=<token>", _LINK.sub(r"/\1/<token>", text))
 
 
 class RedactLinks(logging.Filter):
@@ -24,18 +27,29 @@ class RedactLinks(logging.Filter):
         return True
 
 
+class RedactingFormatter(logging.Formatter):
+    """The whole formatted line redacted, traceback included: a filter only sees the message."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return redact(super().format(record))
+
+
 def _gunicorn_logger() -> type:
     from gunicorn.glogging import Logger
 
     class GunicornLogger(Logger):
-        """gunicorn's access log with link tokens redacted (`--logger-class`)."""
+        """gunicorn's logs with link tokens redacted (`--logger-class`)."""
+
+        def setup(self, cfg):  # type: ignore[no-untyped-def]
+            super().setup(cfg)
+            # "Error handling request /a/<token>/..." and friends.
+            self.error_log.addFilter(RedactLinks())
 
         def atoms(self, resp, req, environ, request_time):  # type: ignore[no-untyped-def]
+            # Every atom, not only the request line, path and referer: a custom
+            # --access-logformat may name the query string, a Location or any header.
             atoms = super().atoms(resp, req, environ, request_time)
-            for key in ("r", "U", "f"):  # request line, path, referer
-                if isinstance(atoms.get(key), str):
-                    atoms[key] = redact(atoms[key])
-            return atoms
+            return {k: redact(v) if isinstance(v, str) else v for k, v in atoms.items()}
 
     return GunicornLogger
 

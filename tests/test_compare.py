@@ -3,7 +3,7 @@
 import pytest
 from django.urls import reverse
 
-from decider.models import Assessment
+from decider.models import Assessment, token_hash
 from tests.factories import make_answers, make_assessment
 
 pytestmark = pytest.mark.django_db
@@ -11,14 +11,19 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def pair(rules):
+    """The lab by its edit link (as an owner would hold it), the startup by its view link."""
     lab, lab_edit, _ = make_assessment(name="Lab cluster", answers=make_answers("research_lab"))
     start, _, start_view = make_assessment(name="Startup cloud", answers=make_answers("startup"))
     return lab_edit, start_view
 
 
+def view_of(edit_token: str) -> str:
+    return Assessment.objects.by_token(edit_token, kind="edit").view_token(edit_token=edit_token)
+
+
 def test_it_shows_recommendations_scores_totals_and_differences(client, pair):
     lab_edit, start_view = pair
-    response = client.get(reverse("decider-compare"), {"a": [lab_edit, start_view]})
+    response = client.get(reverse("decider-compare"), {"a": [view_of(lab_edit), start_view]})
     page = response.content.decode()
     assert "Lab cluster" in page and "Startup cloud" in page
     assert "On-premises GPU cluster" in page and "Cloud GPU platform" in page
@@ -31,7 +36,7 @@ def test_it_shows_recommendations_scores_totals_and_differences(client, pair):
 
 def test_the_chart_shows_every_option_of_each_with_its_numbers_open(client, pair):
     lab_edit, start_view = pair
-    response = client.get(reverse("decider-compare"), {"a": [lab_edit, start_view]})
+    response = client.get(reverse("decider-compare"), {"a": [view_of(lab_edit), start_view]})
     traces = response.context["chart"].figure["data"]
     assert len(traces) == 5  # one per cost option, each with a bar per assessment
     assert all(len(t["x"]) == 2 and t["x"][0].startswith("1. Lab cluster") for t in traces)
@@ -46,18 +51,18 @@ def test_the_chart_shows_every_option_of_each_with_its_numbers_open(client, pair
 
 def test_one_assessment_is_not_enough(client, pair):
     lab_edit, _ = pair
-    page = client.get(reverse("decider-compare"), {"a": [lab_edit]}).content.decode()
+    page = client.get(reverse("decider-compare"), {"a": [view_of(lab_edit)]}).content.decode()
     assert "at least two" in page
 
 
 def test_unknown_or_revoked_links_are_left_out(client, pair):
     lab_edit, start_view = pair
-    response = client.get(reverse("decider-compare"), {"a": [lab_edit, "x" * 32]})
+    response = client.get(reverse("decider-compare"), {"a": [view_of(lab_edit), "x" * 32]})
     assert "at least two" in response.content.decode()
 
 
 def test_at_most_four_are_compared(client, rules):
-    tokens = [make_assessment(name=f"Scenario {n}")[1] for n in range(5)]
+    tokens = [make_assessment(name=f"Scenario {n}")[2] for n in range(5)]
     response = client.get(reverse("decider-compare"), {"a": tokens})
     assert len(response.context["columns"]) == 4
 
@@ -76,3 +81,29 @@ def test_the_compare_choices_carry_view_links_not_edit_links(client, pair):
     assert f'value="{lab_edit}"' not in page
     lab = Assessment.objects.by_token(lab_edit, kind="edit")
     assert f'value="{lab.view_token(edit_token=lab_edit)}"' in page
+
+
+def test_an_edit_link_is_swapped_for_its_view_link_before_anything_is_shown(client, pair):
+    lab_edit, start_view = pair
+    response = client.get(reverse("decider-compare"), {"a": [lab_edit, start_view]})
+    assert response.status_code == 302
+    assert lab_edit not in response["Location"]
+    assert view_of(lab_edit) in response["Location"] and start_view in response["Location"]
+    page = client.get(response["Location"]).content.decode()
+    assert "Lab cluster" in page and "Startup cloud" in page
+    assert lab_edit not in page
+
+
+def test_an_edit_link_whose_view_link_is_revoked_is_left_out(client, pair):
+    lab_edit, start_view = pair
+    Assessment.objects.filter(edit_hash=token_hash(lab_edit)).update(view_hash=None, view_sealed="")
+    response = client.get(reverse("decider-compare"), {"a": [lab_edit, start_view]}, follow=True)
+    assert response.redirect_chain[0][0] == f"{reverse('decider-compare')}?a={start_view}"
+    assert "at least two" in response.content.decode()
+
+
+def test_a_token_longer_than_any_link_is_ignored_not_an_error(client, pair):
+    _, start_view = pair
+    response = client.get(reverse("decider-compare"), {"a": ["y" * 10_000, start_view]})
+    assert response.status_code == 200
+    assert "at least two" in response.content.decode()
