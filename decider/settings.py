@@ -1,8 +1,8 @@
 """One settings module, read from environment variables.
 
-Development defaults are safe to run locally (SQLite, DEBUG on). With
-DJANGO_DEBUG=false the process refuses to start without DJANGO_SECRET_KEY and
-turns on the HTTPS hardening that `check --deploy` asks for.
+DEBUG is off unless DJANGO_DEBUG=true (`make run` sets it; development then gets
+SQLite and a dev secret key). Without DEBUG the process refuses to start without
+DJANGO_SECRET_KEY and turns on the HTTPS hardening that `check --deploy` asks for.
 """
 
 import os
@@ -32,12 +32,16 @@ def envlist(name: str, default: str) -> list[str]:
     return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
 
 
-DEBUG = envbool("DJANGO_DEBUG", True)
+# Off unless asked for: `make run` sets DJANGO_DEBUG=true, production never has to.
+DEBUG = envbool("DJANGO_DEBUG", False)
 
 SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "")
 if not SECRET_KEY:
     if not DEBUG:
-        raise ImproperlyConfigured("DJANGO_SECRET_KEY must be set when DJANGO_DEBUG is false.")
+        raise ImproperlyConfigured(
+            "DJANGO_SECRET_KEY must be set when DJANGO_DEBUG is false "
+            "(for development, set DJANGO_DEBUG=true, as `make run` does)."
+        )
     SECRET_KEY = "dev-only-insecure-key-do-not-use-in-production"
 
 ALLOWED_HOSTS = envlist("DJANGO_ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]" if DEBUG else "")
@@ -59,6 +63,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # /healthz answers whatever the Host header is (see decider/middleware.py).
+    "decider.middleware.HealthCheckMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -71,6 +77,8 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # A request over a rate limit (decider/limits.py) gets decider.views.rate_limited: 429.
+    "django_ratelimit.middleware.RatelimitMiddleware",
     # Records who made each change to rules and figures (admin inlines included).
     "simple_history.middleware.HistoryRequestMiddleware",
 ]
@@ -158,14 +166,18 @@ CONTENT_SECURITY_POLICY = {
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
-SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+# Opt-in: trusting X-Forwarded-Proto is safe only when a proxy that sets it is the app's one
+# way in (docker-compose.yml). Otherwise any client could claim HTTPS.
+if envbool("DJANGO_SECURE_PROXY_SSL_HEADER", False):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 
 if not DEBUG:
     # Production sits behind a TLS-terminating proxy (see README, Deployment).
     SECURE_SSL_REDIRECT = envbool("DJANGO_SECURE_SSL_REDIRECT", True)
     SECURE_HSTS_SECONDS = envint("DJANGO_SECURE_HSTS_SECONDS", 60 * 60 * 24 * 365)
     SECURE_HSTS_INCLUDE_SUBDOMAINS = envbool("DJANGO_SECURE_HSTS_INCLUDE_SUBDOMAINS", True)
-    SECURE_HSTS_PRELOAD = envbool("DJANGO_SECURE_HSTS_PRELOAD", True)
+    # Preload lists are hard to leave again: the domain's owner opts in.
+    SECURE_HSTS_PRELOAD = envbool("DJANGO_SECURE_HSTS_PRELOAD", False)
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True
     # The health check answers plain HTTP from inside the container network.
@@ -176,7 +188,12 @@ if not DEBUG:
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "formatters": {
+        "plain": {
+            "()": "decider.logs.RedactingFormatter",
+            "format": "%(asctime)s %(levelname)s %(name)s: %(message)s",
+        }
+    },
     "filters": {"redact_links": {"()": "decider.logs.RedactLinks"}},
     "handlers": {
         "console": {
@@ -201,3 +218,26 @@ CHROMIUM_PATH = os.environ.get("DECIDER_CHROMIUM_PATH", "/usr/bin/chromium")
 # security.W003 looks for Django's CsrfViewMiddleware by name; ours is a subclass
 # (decider/middleware.py), and tests/test_sharing.py checks that it refuses forged posts.
 SILENCED_SYSTEM_CHECKS = ["security.W003"]
+# security.W021 asks for HSTS preload, a commitment only the domain's owner can make
+# (README, Deployment): silent while DJANGO_SECURE_HSTS_PRELOAD is not set.
+if not DEBUG and not SECURE_HSTS_PRELOAD:
+    SILENCED_SYSTEM_CHECKS.append("security.W021")
+
+# Caches: Redis when REDIS_URL is set (production: shared by every worker, so the rate limits
+# hold across them), local memory otherwise.
+if REDIS_URL := os.environ.get("REDIS_URL", ""):
+    CACHES = {
+        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
+    }
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
+# Rate limits per client (decider/limits.py); DECIDER_RATELIMIT=false turns them off.
+RATELIMIT_ENABLE = envbool("DECIDER_RATELIMIT", True)
+RATELIMIT_VIEW = "decider.views.rate_limited"
+RATELIMIT_IP_META_KEY = "decider.limits.client_ip"
+DECIDER_BEHIND_PROXY = envbool("DECIDER_BEHIND_PROXY", False)
+DECIDER_RATES = {
+    "create": os.environ.get("DECIDER_RATE_CREATE", "60/h"),  # new assessments per client
+    "login": os.environ.get("DECIDER_RATE_LOGIN", "10/5m"),  # admin sign-in attempts
+}

@@ -1,7 +1,13 @@
 from django.contrib import admin
 from django.urls import include, path, register_converter
+from django_ratelimit.decorators import ratelimit
 
-from decider import api, views
+from decider import api, limits, views
+
+# Sign-in attempts per client are limited (a 429 page past DECIDER_RATES["login"]).
+admin.site.login = ratelimit(  # type: ignore[method-assign]
+    key="ip", rate=limits.rate("login"), method="POST", block=True
+)(admin.site.login)
 
 
 class TokenConverter:

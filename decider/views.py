@@ -1,12 +1,14 @@
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from functools import wraps
 from typing import Any
 
 from django.conf import settings
 from django.contrib import messages
-from django.http import Http404, HttpRequest, HttpResponse
+from django.db import DatabaseError, connection
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.cache import patch_vary_headers
@@ -16,17 +18,28 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 from django_htmx.middleware import HtmxDetails
+from django_ratelimit.decorators import ratelimit
+from django_ratelimit.exceptions import Ratelimited
 
+from decider import limits, pdf, report, services
 from decider import method as decider_method
-from decider import pdf, report, services
 from decider.engine import questionnaire
 from decider.engine.costs import CURRENCIES
 from decider.engine.outcomes import outcome_name
 from decider.forms import STEP_FORMS, FiguresStepForm, NameForm, StartForm, StepForm
-from decider.models import NAME_MAX_LENGTH, Assessment, Assumption, RuleSet, token_hash
+from decider.models import (
+    NAME_MAX_LENGTH,
+    Assessment,
+    Assumption,
+    LinksChanged,
+    RuleSet,
+    token_hash,
+)
 from decider.personas import PRESETS
 from decider.rulesets import ruleset_rulebook
 from decider.whatif import WhatIfForm
+
+log = logging.getLogger(__name__)
 
 RECENT_LIMIT = 20
 COMPARE_MAX = 4
@@ -148,6 +161,7 @@ def currency_of(request: HttpRequest) -> str:
 
 @shared_page
 @require_http_methods(["GET", "POST"])
+@ratelimit(key="ip", rate=limits.rate("create"), method="POST", block=True)
 def home(request: HttpRequest) -> HttpResponse:
     form = StartForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
@@ -583,26 +597,48 @@ def links(request: HttpRequest, token: str) -> HttpResponse:
     if breaks_a_link and request.POST.get("confirm") != "1":
         context = {"action": action, "token": token, "assessment": assessment}
         return render(request, "decider/links_confirm.html", context)
-    if action == "new-view":
-        assessment.view_link_replace(edit_token=token)
-        messages.success(request, _("A new view-only link is ready. The old one no longer works."))
-    elif action == "revoke-view":
-        assessment.view_link_revoke()
-        messages.success(request, _("The view-only link is revoked. Nobody can open it now."))
-    elif action == "new-edit":
-        old, token = token, assessment.edit_link_replace(edit_token=token)
-        _forget(request, old, kind="edit")
-        _remember(request, token)
-        messages.success(
-            request,
-            _(
-                "A new edit link is ready; this page now uses it. The old edit link no longer works."
-            ),
-        )
-    else:
+    if action not in ("new-view", "revoke-view", "new-edit"):
         messages.error(request, _("Unknown action."))
         return redirect("decider-result", token=token)
-    assessment.save(update_fields=["edit_hash", "view_hash", "view_sealed", "updated_at"])
+    try:
+        # Each method writes at once, only if the links are still those read above.
+        if action == "new-view":
+            assessment.view_link_replace(edit_token=token)
+            messages.success(
+                request, _("A new view-only link is ready. The old one no longer works.")
+            )
+        elif action == "revoke-view":
+            assessment.view_link_revoke()
+            messages.success(request, _("The view-only link is revoked. Nobody can open it now."))
+        else:
+            old, token = token, assessment.edit_link_replace(edit_token=token)
+            _forget(request, old, kind="edit")
+            _remember(request, token)
+            messages.success(
+                request,
+                _(
+                    "A new edit link is ready; this page now uses it. The old edit link no longer works."
+                ),
+            )
+    except LinksChanged:
+        if Assessment.objects.by_token(token, kind="edit") is None:
+            # The other change replaced this edit link: it no longer opens anything.
+            _forget(request, token, kind="edit")
+            messages.error(
+                request,
+                _(
+                    "This edit link was replaced at the same moment in another window and no "
+                    "longer works, so this change was not made. Use the new edit link."
+                ),
+            )
+            return redirect("decider-mine")
+        messages.error(
+            request,
+            _(
+                "The links were changed at the same moment in another window, so this change "
+                "was not made. Check the links below and try again."
+            ),
+        )
     return redirect(reverse("decider-result", args=[token]) + "#share")
 
 
@@ -639,16 +675,35 @@ def rescore(request: HttpRequest, assessment: Assessment, token: str, kind: str)
     return render(request, "decider/rescore.html", context)
 
 
+def _compare_view_token(token: str) -> str | None:
+    """The view token standing for `token` on the compare page (None: an edit link, no view link)."""
+    if Assessment.objects.by_token(token, kind="view") is not None:
+        return token
+    if (edited := Assessment.objects.by_token(token, kind="edit")) is not None:
+        return edited.view_token(edit_token=token)
+    return token  # unknown or revoked: the page leaves it out
+
+
 @shared_page
 @require_GET
 def compare(request: HttpRequest) -> HttpResponse:
-    """Two to four assessments side by side, by their edit or view links."""
-    tokens = list(dict.fromkeys(t for t in request.GET.getlist("a") if t))[:COMPARE_MAX]
+    """Two to four assessments side by side, by their view links.
+
+    A compare URL is made to be passed on, so it never carries an edit token: one given
+    (an old bookmark) is swapped for its view link by a redirect, or left out when that
+    view link is revoked. Only view tokens ever select what the page shows.
+    """
+    # Tokens are at most 64 characters (TokenConverter); anything longer is no link.
+    given = [t for t in request.GET.getlist("a") if 0 < len(t) <= 64]
+    tokens = list(dict.fromkeys(given))[:COMPARE_MAX]
+    as_view = [_compare_view_token(token) for token in tokens]
+    if as_view != tokens:
+        query = request.GET.copy()
+        query.setlist("a", list(dict.fromkeys(t for t in as_view if t)))
+        return redirect(f"{reverse('decider-compare')}?{query.urlencode()}")
     assessments: list[Assessment] = []
     for token in tokens:
-        found = Assessment.objects.by_token(token, kind="edit") or Assessment.objects.by_token(
-            token, kind="view"
-        )
+        found = Assessment.objects.by_token(token, kind="view")
         if found is None or any(a.pk == found.pk for a in assessments):
             continue
         if questionnaire.first_incomplete_step(found.answers) is None:
@@ -676,4 +731,32 @@ def set_currency(request: HttpRequest) -> HttpResponse:
 
 @require_GET
 def healthz(request: HttpRequest) -> HttpResponse:
+    """200 "ok" when the database answers, else 503: a load balancer stops sending traffic.
+
+    `decider.middleware.HealthCheckMiddleware` routes here before the Host header is checked.
+    """
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+            cursor.fetchone()
+    except DatabaseError as error:
+        log.warning("health check: database unavailable: %s", type(error).__name__)
+        response = HttpResponse("database unavailable", content_type="text/plain", status=503)
+        response["Retry-After"] = "5"
+        return response
     return HttpResponse("ok", content_type="text/plain")
+
+
+def rate_limited(request: HttpRequest, exception: Ratelimited) -> HttpResponse:
+    """429 for a client over a rate limit: JSON for the API, a page for people."""
+    name = "login" if request.path.startswith("/admin/") else "create"
+    wait = limits.retry_after(settings.DECIDER_RATES[name])
+    message = _("Too many requests from your address. Try again in %(minutes)s minutes.") % {
+        "minutes": max(1, round(wait / 60))
+    }
+    if request.path.startswith("/api/"):
+        response: HttpResponse = JsonResponse({"error": message}, status=429)
+    else:
+        response = render(request, "429.html", {"message": message}, status=429)
+    response["Retry-After"] = str(wait)
+    return response

@@ -17,6 +17,13 @@ def django_db_setup(django_db_setup, django_db_blocker):
         call_command("load_defaults", verbosity=0)
 
 
+@pytest.fixture(autouse=True)
+def _no_rate_limits(settings):
+    """Rate limits have their own tests (tests/test_limits.py); elsewhere a suite that creates
+    hundreds of assessments from one address would run into them."""
+    settings.RATELIMIT_ENABLE = False
+
+
 @pytest.fixture
 def rules(db):
     """The shipped rule set and cost figures, as `make run` loads them.
