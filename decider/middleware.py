@@ -1,4 +1,8 @@
+import logging
+
 from django.middleware.csrf import CsrfViewMiddleware
+
+log = logging.getLogger(__name__)
 
 
 class NoReferrerCsrfViewMiddleware(CsrfViewMiddleware):
@@ -38,3 +42,59 @@ class HealthCheckMiddleware:
 
             return healthz(request)
         return self.get_response(request)
+
+
+class DatabaseAwayMiddleware:
+    """A request that meets a lost database connection is not a 500.
+
+    A GET or HEAD is tried once more on a fresh connection (reading pages and scoring on
+    first view are safe to repeat); when that fails too, or for any other method, the
+    answer is 503 with Retry-After and a page that says nothing was lost. A write that
+    failed was rolled back whole (every save is one transaction), so trying again is safe.
+    """
+
+    RETRY_AFTER_S = 5
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        return self.get_response(request)
+
+    def process_exception(self, request, exception):
+        from django.db import InterfaceError, OperationalError, close_old_connections
+
+        if not isinstance(exception, OperationalError | InterfaceError):
+            return None
+        log.warning("database away on %s: %s", request.method, exception)
+        close_old_connections()
+        if request.method in ("GET", "HEAD") and not getattr(request, "_db_retried", False):
+            request._db_retried = True
+            match = request.resolver_match
+            try:
+                return match.func(request, *match.args, **match.kwargs)
+            except (OperationalError, InterfaceError) as again:
+                log.warning("database still away: %s", again)
+                close_old_connections()
+        return database_away(request, self.RETRY_AFTER_S)
+
+
+def database_away(request, retry_after: int):
+    from django.http import JsonResponse
+    from django.shortcuts import render
+    from django.utils.translation import gettext as _
+
+    message = _(
+        "The database is not answering for a moment. Nothing you saved is lost; try again in a few seconds."
+    )
+    if request.path.startswith("/api/") or request.path.endswith(".json"):
+        response = JsonResponse({"error": message}, status=503)
+    else:
+        try:
+            response = render(request, "503.html", {"message": message}, status=503)
+        except Exception:  # the page itself may need the database (sessions, messages)
+            from django.http import HttpResponse
+
+            response = HttpResponse(message, status=503, content_type="text/plain; charset=utf-8")
+    response["Retry-After"] = str(retry_after)
+    return response

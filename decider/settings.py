@@ -79,6 +79,8 @@ MIDDLEWARE = [
     "django_htmx.middleware.HtmxMiddleware",
     # A request over a rate limit (decider/limits.py) gets decider.views.rate_limited: 429.
     "django_ratelimit.middleware.RatelimitMiddleware",
+    # A lost database connection: GETs tried once more, else 503 with Retry-After.
+    "decider.middleware.DatabaseAwayMiddleware",
     # Records who made each change to rules and figures (admin inlines included).
     "simple_history.middleware.HistoryRequestMiddleware",
 ]
