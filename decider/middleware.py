@@ -62,12 +62,12 @@ class DatabaseAwayMiddleware:
         return self.get_response(request)
 
     def process_exception(self, request, exception):
-        from django.db import InterfaceError, OperationalError, close_old_connections
+        from django.db import InterfaceError, OperationalError
 
         if not isinstance(exception, OperationalError | InterfaceError):
             return None
         log.warning("database away on %s: %s", request.method, exception)
-        close_old_connections()
+        _drop_broken_connections()
         if request.method in ("GET", "HEAD") and not getattr(request, "_db_retried", False):
             request._db_retried = True
             match = request.resolver_match
@@ -75,8 +75,18 @@ class DatabaseAwayMiddleware:
                 return match.func(request, *match.args, **match.kwargs)
             except (OperationalError, InterfaceError) as again:
                 log.warning("database still away: %s", again)
-                close_old_connections()
+                _drop_broken_connections()
         return database_away(request, self.RETRY_AFTER_S)
+
+
+def _drop_broken_connections() -> None:
+    """Close the connections the error broke, so the next query opens a fresh one; never one
+    inside a transaction (closing it there would doom the whole transaction)."""
+    from django.db import connections
+
+    for connection in connections.all(initialized_only=True):
+        if not connection.in_atomic_block:
+            connection.close_if_unusable_or_obsolete()
 
 
 def database_away(request, retry_after: int):
