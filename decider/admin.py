@@ -56,6 +56,7 @@ from decider.rulesets import (
 
 READ_ONLY_NOTE = _("Published versions are read-only: make a draft from this version to change it.")
 CHANGES_SHOWN = 300
+IMPACT_POLL_S = 2  # the impact page looks again this often while a worker computes it
 
 
 def _question_choices() -> list[tuple[str, Any]]:
@@ -572,6 +573,11 @@ class RuleSetAdmin(PublishedReadOnly, HistoryAdmin):
 
     def impact_view(self, request: HttpRequest, pk: int) -> HttpResponse:
         ruleset = self._get_draft(request, pk)
+        if request.method == "POST":  # "Compute again": saved assessments changed since
+            from decider.services import impact_preview
+
+            impact_preview(ruleset, again=True)
+            return HttpResponseRedirect(reverse("admin:decider_ruleset_impact", args=[pk]))
         return self._render_impact(request, ruleset, confirm=False)
 
     def publish_view(self, request: HttpRequest, pk: int) -> HttpResponse:
@@ -611,9 +617,10 @@ class RuleSetAdmin(PublishedReadOnly, HistoryAdmin):
         return HttpResponseRedirect(reverse("admin:decider_ruleset_change", args=[pk]))
 
     def _render_impact(self, request: HttpRequest, ruleset: RuleSet, *, confirm: bool):
-        from decider.services import ruleset_impact
+        from decider.services import impact_from_dict, impact_preview
 
-        impact = ruleset_impact(ruleset)
+        preview = impact_preview(ruleset)
+        impact = impact_from_dict(preview.impact) if preview.state == preview.DONE else None
         current = RuleSet.current()
         transitions = [
             {
@@ -625,7 +632,7 @@ class RuleSetAdmin(PublishedReadOnly, HistoryAdmin):
                     for pk in t.example_ids
                 ],
             }
-            for t in impact.transitions
+            for t in (impact.transitions if impact else ())
         ]
         context = {
             **self._context(
@@ -636,6 +643,8 @@ class RuleSetAdmin(PublishedReadOnly, HistoryAdmin):
                 else gettext("Impact of v%(version)d") % {"version": ruleset.version},
             ),
             "impact": impact,
+            "preview": preview,
+            "poll_s": IMPACT_POLL_S,
             "transitions": transitions,
             "current": current,
             "confirm": confirm,

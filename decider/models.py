@@ -365,3 +365,32 @@ class ReportPdf(models.Model):
 
     def __str__(self) -> str:
         return f"PDF of {self.assessment} ({self.created_at:%Y-%m-%d %H:%M})"
+
+
+class ImpactPreview(models.Model):
+    """What publishing a draft rule set would change, computed once by a worker and kept.
+
+    `digest` names the draft as it was when the preview was asked for: an edit to the
+    draft makes a new preview, looking again makes none.
+    """
+
+    QUEUED, DONE, FAILED = "queued", "done", "failed"
+
+    ruleset = models.OneToOneField(RuleSet, on_delete=models.CASCADE, related_name="impact_preview")
+    digest = models.CharField(max_length=64)
+    state = models.CharField(
+        max_length=10,
+        choices=[(QUEUED, _("being computed")), (DONE, _("done")), (FAILED, _("failed"))],
+        default=QUEUED,
+    )
+    impact = models.JSONField(null=True, blank=True)
+    error = models.TextField(blank=True)
+    queued_at = models.DateTimeField(default=timezone.now)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("impact preview")
+        verbose_name_plural = _("impact previews")
+
+    def __str__(self) -> str:
+        return f"impact preview of {self.ruleset} ({self.state})"

@@ -7,15 +7,17 @@ served to Chromium from memory: static files come from our own storage and
 every other request is refused, so rendering needs no running web server
 and never reaches the network.
 
-One printer thread per process owns one long-lived Chromium (started on the
-first PDF, restarted when it dies and after `RENDERS_PER_BROWSER` prints,
-closed at exit) and prints one page at a time, each in a fresh browser
-context. A request hands the report's HTML to that thread and waits as long
-as its caller wants (`report_pdf(wait=…)`); a render still running is found
-again by its key, so a reload or a poll never prints the same PDF twice.
-The printer thread never touches the database: whichever request sees a
-render finish stores it (`ReportPdf`), keyed by everything the PDF shows,
-the fonts it was drawn with and the Chromium that drew it.
+A web request never waits on Chromium. It renders the report's HTML and
+enqueues a job (`report_pdf`); a Celery worker prints it (`render_job`,
+decider/tasks.py) and stores it (`ReportPdf`), keyed by everything the PDF
+shows, the fonts it was drawn with and the Chromium that drew it. The page
+polls until it is there. At most `DECIDER_PDF_RENDERS` print at once across
+every worker.
+
+In a worker process one printer thread owns one long-lived Chromium (started
+on the first PDF, restarted when it dies and after `RENDERS_PER_BROWSER`
+prints, closed at exit) and prints one page at a time, each in a fresh
+browser context.
 """
 
 from __future__ import annotations
@@ -30,11 +32,11 @@ import re
 import subprocess
 import threading
 import time
-from collections.abc import Callable
+import uuid
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future
-from concurrent.futures import TimeoutError as FutureTimeout
-from contextlib import suppress
-from dataclasses import dataclass, field
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass
 from pathlib import Path
 from queue import Empty, SimpleQueue
 from typing import Any
@@ -43,6 +45,8 @@ from urllib.parse import quote
 from django.conf import settings
 from django.contrib.staticfiles import finders
 from django.contrib.staticfiles.storage import staticfiles_storage
+from django.core.cache import cache
+from django.db import transaction
 from django.utils.text import slugify
 
 from decider.models import Assessment, ReportPdf
@@ -55,20 +59,14 @@ ORIGIN = "http://decider.report"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run"]
 # A long-lived Chromium slowly grows; a fresh one costs one cold start (~1 s).
 RENDERS_PER_BROWSER = 100
-# Renders waiting or running per process; past it a download is told to come back.
+# Renders waiting or running per process; past it a render is refused.
 QUEUE_MAX = 8
-# How long a download waits for a render before it answers "being prepared": a
-# person's browser, the page's poll (every POLL_S seconds), any other client.
-# A sync gunicorn worker is held while it waits: polls answer at once, and no wait
-# comes near gunicorn's 30 s worker timeout (a script gets 202 and Retry-After then).
-WAIT_PAGE_S = 2.0
-WAIT_POLL_S = 0.2
-WAIT_CLIENT_S = 20.0
+# The "being prepared" page asks again every POLL_S seconds (a script is told so by
+# Retry-After).
 POLL_S = 1
 # A PDF that may not be cached (fonts missing) is kept this long for the download
 # that follows its "ready" poll.
 UNCACHED_KEEP_S = 120
-KEEP_DONE = 16  # finished renders nobody has fetched yet, kept at most
 CJK = re.compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef]")
 
 log = logging.getLogger(__name__)
@@ -225,14 +223,13 @@ def html_to_pdf(html: str, *, paper: str = "a4", timeout_ms: int = 20_000) -> by
     """Print `html` in the warm Chromium and return the PDF; blocks until done."""
     from playwright.sync_api import Error
 
-    if not printer.on_thread():
-        return printer.submit(
-            lambda: html_to_pdf(html, paper=paper, timeout_ms=timeout_ms)
-        ).result()
-    try:
-        return printer.print(html, paper, timeout_ms)
-    except Error as error:
-        raise PdfError(f"Chromium could not render the report: {error}") from error
+    def run() -> bytes:
+        try:
+            return printer.print(html, paper, timeout_ms)
+        except Error as error:
+            raise PdfError(f"Chromium could not render the report: {error}") from error
+
+    return run() if printer.on_thread() else printer.submit(run).result()
 
 
 def _static_file(path: str) -> Path | None:
@@ -318,58 +315,80 @@ def pdf_key(assessment: Assessment, variant: tuple[str, ...]) -> str:
     return hashlib.sha256(json.dumps(shown, sort_keys=True).encode()).hexdigest()
 
 
-# --- renders in flight, and the cache ---------------------------------------------
+# --- jobs: the web asks, a worker prints (decider/tasks.py) ----------------------------
+
+# The shared cache (Redis in production) carries what web and worker say about a render.
+MARK = "pdf:job:%s"  # a render of this key is on its way: queued or printing
+FAILED = "pdf:failed:%s"  # why the last render of this key failed
+UNCACHED = "pdf:uncached:%s"  # a PDF that may not be stored (fonts missing), for its download
+SLOT = "pdf:slot:%d"  # one of settings.DECIDER_PDF_RENDERS render slots, held by a worker
+# A render neither done nor failed by then is taken for lost (its job with it) and asked for
+# again by the next poll; the worker re-marks it when printing starts.
+JOB_MARK_S = 240
+FAILED_KEEP_S = 120
+# A slot outlives the longest render (page load + charts + print), so a worker killed while
+# it held one frees it by then.
+SLOT_HOLD_S = 90
 
 
-@dataclass
-class Job:
-    key: str
-    assessment_pk: int
-    cacheable: bool
-    future: Future[bytes] = field(default_factory=Future)
-    queued_at: float = field(default_factory=time.perf_counter)
-    seconds: float = 0.0  # printing alone, without the wait in the queue
-    done_at: float = 0.0
-    collected: bool = False
+class PdfLimited(PdfError):
+    """This client started too many renders lately."""
 
 
-_jobs: dict[str, Job] = {}
-_jobs_lock = threading.Lock()
+def report_pdf(
+    assessment: Assessment,
+    *,
+    html: Callable[[], str],
+    variant: tuple[str, ...],
+    may_start: Callable[[], bool] | None = None,
+) -> bytes | None:
+    """The PDF for this assessment version and variant, or None while a worker makes it.
+
+    Never waits on Chromium. The first ask renders the report's HTML (`html`) and enqueues
+    the render, unless `may_start` says no (PdfLimited); asks while it is on its way find
+    it again. Without a broker the job runs inline, so the PDF is there on return. PdfError
+    once when the render failed; the ask after it tries again.
+    """
+    key = pdf_key(assessment, variant)
+    if (document := _look(key)) is not None:
+        return document
+    if not cache.add(MARK % key, "queued", timeout=JOB_MARK_S):
+        return None  # on its way
+    try:
+        if may_start is not None and not may_start():
+            raise PdfLimited("too many PDFs started from this address")
+        page = html()
+        job = {"key": key, "assessment_pk": assessment.pk, "html": page, "paper": variant[-1]}
+        job["cacheable"] = _fonts_ok(page, assessment)
+        _enqueue(job)
+    except BaseException:
+        cache.delete(MARK % key)
+        raise
+    return _look(key)
 
 
-def _job_start(key: str, assessment: Assessment, html: Callable[[], str], paper: str) -> Job:
-    """The render of `key` in flight in this process, or a new one."""
-    with _jobs_lock:
-        now = time.perf_counter()
-        done = sorted((j for j in _jobs.values() if j.done_at), key=lambda j: j.done_at)
-        for old in done[: max(0, len(done) - KEEP_DONE)]:
-            del _jobs[old.key]
-        for old in done[-KEEP_DONE:]:
-            if now - old.done_at > UNCACHED_KEEP_S:
-                del _jobs[old.key]
-        if (job := _jobs.get(key)) is not None:
-            return job
-    page = html()
-    job = Job(key=key, assessment_pk=assessment.pk, cacheable=_fonts_ok(page, assessment))
+def _enqueue(job: dict[str, Any]) -> None:
+    from kombu.exceptions import OperationalError
 
-    def run() -> bytes:
-        started = time.perf_counter()
-        try:
-            return html_to_pdf(page, paper=paper)
-        except PdfError:
-            raise
-        except Exception as error:  # whatever went wrong, the request gets the failure page
-            raise PdfError(f"the PDF printer failed: {error!r}") from error
-        finally:
-            job.seconds = time.perf_counter() - started
-            job.done_at = time.perf_counter()
+    from decider.tasks import render_pdf
 
-    with _jobs_lock:
-        if (running := _jobs.get(key)) is not None:  # another request was quicker
-            return running
-        job.future = printer.submit(run)
-        _jobs[key] = job
-    return job
+    try:
+        render_pdf.delay(**job)
+    except OperationalError as error:
+        log.error("PDF of assessment %s not queued: %s", job["assessment_pk"], error)
+        raise PdfError("the job queue cannot be reached") from error
+
+
+def _look(key: str) -> bytes | None:
+    cached = ReportPdf.objects.filter(key=key).values_list("pdf", flat=True).first()
+    if cached is not None:
+        return bytes(cached)
+    if (document := cache.get(UNCACHED % key)) is not None:
+        return document
+    if (why := cache.get(FAILED % key)) is not None:
+        cache.delete(FAILED % key)  # told once: asking again tries again
+        raise PdfError(why)
+    return None
 
 
 def _fonts_ok(page: str, assessment: Assessment) -> bool:
@@ -383,69 +402,74 @@ def _fonts_ok(page: str, assessment: Assessment) -> bool:
     return False
 
 
-def _job_collect(job: Job) -> bytes:
-    """The finished job's PDF, stored and logged by the first request that sees it."""
-    with _jobs_lock:
-        first = not job.collected
-        job.collected = True
-        failed = job.future.exception() is not None
-        # A failure is tried afresh; a stored PDF is read from the database from now on.
-        if (failed or job.cacheable) and _jobs.get(job.key) is job:
-            del _jobs[job.key]
-    try:
-        document = job.future.result()
-    except PdfError as error:
-        if first:
-            log.error("PDF of assessment %s failed: %s", job.assessment_pk, error)
-        raise
-    if first:
-        log.info(
-            "PDF of assessment %s rendered in %.2f s (%.2f s in the queue, %d kB)",
-            job.assessment_pk,
-            job.seconds,
-            max(0.0, job.done_at - job.queued_at - job.seconds),
-            len(document) // 1024,
-        )
-        if job.cacheable:
-            _store(job, document)
-    return document
+@contextmanager
+def render_slot(*, limited: bool) -> Iterator[bool]:
+    """One of `DECIDER_PDF_RENDERS` slots shared by every worker (True), or none free."""
+    if not limited:
+        yield True
+        return
+    holder = uuid.uuid4().hex
+    for slot in range(settings.DECIDER_PDF_RENDERS):
+        if cache.add(SLOT % slot, holder, timeout=SLOT_HOLD_S):
+            try:
+                yield True
+            finally:
+                if cache.get(SLOT % slot) == holder:
+                    cache.delete(SLOT % slot)
+            return
+    yield False
 
 
-def _store(job: Job, document: bytes) -> None:
-    ReportPdf.objects.update_or_create(
-        key=job.key, defaults={"assessment_id": job.assessment_pk, "pdf": document}
+def render_job(
+    *, key: str, assessment_pk: int, html: str, paper: str, cacheable: bool, limited: bool
+) -> bool:
+    """Print one queued PDF and leave it where `report_pdf` looks (in a worker).
+
+    False when every render slot is taken: the caller tries again shortly.
+    """
+    if ReportPdf.objects.filter(key=key).exists():  # a second delivery of a job done
+        cache.delete(MARK % key)
+        return True
+    with render_slot(limited=limited) as free:
+        if not free:
+            return False
+        cache.set(MARK % key, "printing", timeout=JOB_MARK_S)
+        started = time.perf_counter()
+        try:
+            document = html_to_pdf(html, paper=paper)
+        except Exception as error:  # whatever went wrong, the person gets the failure page
+            why = (
+                str(error) if isinstance(error, PdfError) else f"the PDF printer failed: {error!r}"
+            )
+            log.error("PDF of assessment %s failed: %s", assessment_pk, why)
+            cache.set(FAILED % key, why, timeout=FAILED_KEEP_S)
+            cache.delete(MARK % key)
+            return True
+    log.info(
+        "PDF of assessment %s rendered in %.2f s (%d kB)",
+        assessment_pk,
+        time.perf_counter() - started,
+        len(document) // 1024,
     )
-    stale = ReportPdf.objects.filter(assessment_id=job.assessment_pk).order_by("-created_at")
+    if not cacheable:
+        cache.set(UNCACHED % key, document, timeout=UNCACHED_KEEP_S)
+    elif not _store(key, assessment_pk, document):
+        log.info("PDF of assessment %s dropped: the assessment is gone", assessment_pk)
+    cache.delete(MARK % key)
+    return True
+
+
+def _store(key: str, assessment_pk: int, document: bytes) -> bool:
+    with transaction.atomic():
+        if not Assessment.objects.filter(pk=assessment_pk).select_for_update().exists():
+            return False
+        ReportPdf.objects.update_or_create(
+            key=key, defaults={"assessment_id": assessment_pk, "pdf": document}
+        )
+    stale = ReportPdf.objects.filter(assessment_id=assessment_pk).order_by("-created_at")
     stale = stale.values_list("pk", flat=True)[KEEP_PER_ASSESSMENT:]
     ReportPdf.objects.filter(pk__in=list(stale)).delete()
-
-
-def report_pdf(
-    assessment: Assessment,
-    *,
-    html: Callable[[], str],
-    variant: tuple[str, ...],
-    wait: float | None = None,
-) -> bytes | None:
-    """The PDF for this assessment version and variant: from the cache at once, else
-    printed, waiting at most `wait` seconds (None: until done).
-
-    None while it is still being made (ask again with the same arguments: the render
-    in flight is found again); PdfError when it failed, PdfBusy when too many renders
-    are queued to start this one.
-    """
-    key = pdf_key(assessment, variant)
-    cached = ReportPdf.objects.filter(key=key).values_list("pdf", flat=True).first()
-    if cached is not None:
-        return bytes(cached)
-    job = _job_start(key, assessment, html, paper=variant[-1])
-    try:
-        job.future.result(timeout=wait)
-    except FutureTimeout:
-        return None
-    except PdfError:
-        pass  # logged once, by the collect below
-    return _job_collect(job)
+    return True
 
 
 # --- the download ------------------------------------------------------------------

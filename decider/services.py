@@ -13,19 +13,22 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import replace
+import hashlib
+import json
+from dataclasses import asdict, replace
+from datetime import timedelta
 from typing import Any
 
 from django.db.models import F
 from django.utils import timezone
 
 from decider.engine import costs, questionnaire, scoring
-from decider.engine.batch import Impact, impact_compute
+from decider.engine.batch import Impact, Transition, impact_compute
 from decider.engine.evaluation import Evaluation, answers_evaluate, cost_answers
 from decider.engine.figures import FIGURE_NAMES, Figure, figures_as_dict, figures_from_dict
 from decider.engine.merge import answers_merge
-from decider.models import Assessment, Assumption, RuleSet
-from decider.rulesets import ruleset_rulebook
+from decider.models import Assessment, Assumption, ImpactPreview, RuleSet
+from decider.rulesets import ruleset_export, ruleset_rulebook
 
 log = logging.getLogger(__name__)
 
@@ -296,3 +299,89 @@ def ruleset_impact(ruleset: RuleSet) -> Impact:
         time.perf_counter() - started,
     )
     return replace(impact, skipped=skipped, stale=stale)
+
+
+# --- the impact preview, kept: computed once per draft, by a worker ----------------------
+
+# A preview queued this long ago and never finished is taken for lost and queued again.
+IMPACT_LOST_AFTER = timedelta(minutes=15)
+
+
+def ruleset_digest(ruleset: RuleSet) -> str:
+    """Names the draft's rules as they are now: any edit gives another digest."""
+    exported = json.dumps(ruleset_export(ruleset), sort_keys=True, default=str)
+    return hashlib.sha256(exported.encode()).hexdigest()
+
+
+def impact_preview(ruleset: RuleSet, *, again: bool = False) -> ImpactPreview:
+    """The kept preview of `ruleset` as it is now; queued (or computed inline) when there is
+    none, when the draft changed since, when it was lost, or when asked `again`."""
+    from kombu.exceptions import OperationalError
+
+    from decider.tasks import compute_impact
+
+    digest = ruleset_digest(ruleset)
+    queued = {"digest": digest, "state": ImpactPreview.QUEUED, "impact": None, "error": ""}
+    queued |= {"queued_at": timezone.now(), "finished_at": None}
+    preview, created = ImpactPreview.objects.get_or_create(ruleset=ruleset, defaults=queued)
+    lost = preview.state == ImpactPreview.QUEUED and (
+        timezone.now() - preview.queued_at > IMPACT_LOST_AFTER
+    )
+    renew = again or lost or preview.digest != digest or preview.state == ImpactPreview.FAILED
+    if not created and renew:
+        # One of two admins asking at once queues it: the other finds the row changed.
+        if not ImpactPreview.objects.filter(
+            pk=preview.pk, digest=preview.digest, queued_at=preview.queued_at
+        ).update(**queued):
+            preview.refresh_from_db()
+            return preview
+    if created or renew:
+        try:
+            compute_impact.delay(ruleset.pk, digest)
+        except OperationalError as error:
+            log.error("impact preview of v%s not queued: %s", ruleset.version, error)
+            ImpactPreview.objects.filter(pk=preview.pk).update(
+                state=ImpactPreview.FAILED, error="the job queue cannot be reached"
+            )
+        preview.refresh_from_db()
+    return preview
+
+
+def impact_preview_compute(ruleset_pk: int, digest: str) -> None:
+    """The worker's half: compute the preview asked for, unless the draft moved on since."""
+    ruleset = RuleSet.objects.filter(pk=ruleset_pk).first()
+    if ruleset is None or ruleset_digest(ruleset) != digest:
+        return  # deleted or edited: the preview of the edit was queued with its own digest
+    wanted = ImpactPreview.objects.filter(ruleset_id=ruleset_pk, digest=digest)
+    try:
+        impact = ruleset_impact(ruleset)
+    except Exception as error:
+        log.exception("impact preview of v%s failed", ruleset.version)
+        wanted.update(state=ImpactPreview.FAILED, error=repr(error), finished_at=timezone.now())
+        return
+    wanted.update(state=ImpactPreview.DONE, impact=asdict(impact), finished_at=timezone.now())
+
+
+def impact_from_dict(data: dict[str, Any]) -> Impact:
+    transitions = tuple(
+        Transition(**{**t, "example_ids": tuple(t["example_ids"])}) for t in data["transitions"]
+    )
+    return Impact(**{**data, "transitions": transitions})
+
+
+# --- the job queue -------------------------------------------------------------------
+
+
+def queue_answers() -> bool:
+    """True when jobs can be queued: the broker answers (or jobs run inline, without one)."""
+    from decider.celery import app
+
+    if app.conf.task_always_eager:
+        return True
+    try:
+        with app.connection_for_write() as connection:
+            connection.ensure_connection(max_retries=1, interval_start=0, timeout=2)
+    except Exception as error:  # kombu wraps every transport's errors differently
+        log.warning("health check: job queue unavailable: %s", type(error).__name__)
+        return False
+    return True

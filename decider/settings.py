@@ -241,5 +241,34 @@ RATELIMIT_IP_META_KEY = "decider.limits.client_ip"
 DECIDER_BEHIND_PROXY = envbool("DECIDER_BEHIND_PROXY", False)
 DECIDER_RATES = {
     "create": os.environ.get("DECIDER_RATE_CREATE", "60/h"),  # new assessments per client
+    "pdf": os.environ.get("DECIDER_RATE_PDF", "30/10m"),  # PDF renders started per client
     "login": os.environ.get("DECIDER_RATE_LOGIN", "10/5m"),  # admin sign-in attempts
 }
+
+# Jobs (decider/celery.py, decider/tasks.py): Celery on Redis when CELERY_BROKER_URL is set;
+# without one (`make run`, the tests) every job runs inline, in the request that asks for it.
+CELERY_TASK_ALWAYS_EAGER = not os.environ.get("CELERY_BROKER_URL")
+# Inline jobs still take a producer from the pool: in memory, never a broker on localhost.
+CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL") or "memory://"
+CELERY_TASK_EAGER_PROPAGATES = True
+# A job is acknowledged when it is done, not when it is taken: a worker killed mid-job
+# leaves it to the next worker (at once when a pool process dies; after the visibility
+# timeout when the whole worker does).
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": envint("DECIDER_JOB_REDELIVER_S", 180)}
+CELERY_BROKER_CONNECTION_TIMEOUT = 2
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.5}
+# Jobs write what they make to the database; nobody reads Celery results.
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_TASK_TIME_LIMIT = 300
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+CELERY_WORKER_MAX_TASKS_PER_CHILD = 500
+# Retention (`manage.py prune`), run by the scheduler service (celery beat).
+CELERY_BEAT_SCHEDULE = {
+    "prune": {"task": "decider.tasks.prune", "schedule": envint("DECIDER_PRUNE_EVERY_S", 6 * 3600)}
+}
+# Chromium renders at once across every worker (a slot each in the shared cache).
+DECIDER_PDF_RENDERS = envint("DECIDER_PDF_RENDERS", 2)

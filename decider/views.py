@@ -18,6 +18,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 from django_htmx.middleware import HtmxDetails
+from django_ratelimit.core import is_ratelimited
 from django_ratelimit.decorators import ratelimit
 from django_ratelimit.exceptions import Ratelimited
 
@@ -508,33 +509,36 @@ def _report_context(
 def report_pdf(
     request: HtmxHttpRequest, assessment: Assessment, token: str, kind: str
 ) -> HttpResponse:
-    """The PDF when it is cached or printed within a moment, else "being prepared".
+    """The PDF when it is stored, else "being prepared" while a worker prints it.
 
-    A browser (it asks for HTML first) waits `pdf.WAIT_PAGE_S`, then gets a page that
-    polls this URL (htmx; a refresh without JavaScript) and starts the download once
-    the PDF is ready. Any other client (curl, scripts: `*/*` or `application/pdf`)
-    waits for the PDF itself, up to `pdf.WAIT_CLIENT_S`.
+    A browser (it asks for HTML) gets a page that polls this URL (htmx; a refresh without
+    JavaScript) and starts the download once the PDF is ready. Any other client (curl,
+    scripts: `*/*` or `application/pdf`) gets 202 with Retry-After until it is. Without a
+    job queue (`make run`) the PDF is printed inline and comes at once.
     """
     paper = request.GET.get("paper", "a4")
     # What the waiting and failure pages need; the report's own context only for a render.
     context: dict[str, Any] = {"token": token, "kind": kind, "poll_s": pdf.POLL_S}
     context["paper"] = paper if paper in pdf.PAPERS else "a4"
-    person = request.get_preferred_type(["application/pdf", "text/html"]) == "text/html"
-    wait = pdf.WAIT_POLL_S if request.htmx else (pdf.WAIT_PAGE_S if person else pdf.WAIT_CLIENT_S)
 
     def html() -> str:
         report_context = _report_context(request, assessment, token, kind) | {"for_pdf": True}
         return render(request, "decider/report.html", report_context).content.decode()
+
+    def may_start() -> bool:  # renders started count against the client, polls do not
+        return not is_ratelimited(
+            request, group="pdf", key="ip", rate=limits.rate("pdf"), increment=True
+        )
 
     try:
         document = pdf.report_pdf(
             assessment,
             html=html,
             variant=(get_language() or "en", currency_of(request), context["paper"]),
-            wait=wait,
+            may_start=may_start,
         )
-    except pdf.PdfBusy:
-        document = None  # the next poll queues it
+    except pdf.PdfLimited as error:
+        raise Ratelimited from error
     except pdf.PdfError:
         context["pdf_failed"] = True
         if request.htmx:  # swapped into the waiting page (htmx swaps no 5xx)
@@ -731,7 +735,8 @@ def set_currency(request: HttpRequest) -> HttpResponse:
 
 @require_GET
 def healthz(request: HttpRequest) -> HttpResponse:
-    """200 "ok" when the database answers, else 503: a load balancer stops sending traffic.
+    """200 "ok" when the database and the job queue answer, else 503: a load balancer stops
+    sending traffic.
 
     `decider.middleware.HealthCheckMiddleware` routes here before the Host header is checked.
     """
@@ -741,15 +746,24 @@ def healthz(request: HttpRequest) -> HttpResponse:
             cursor.fetchone()
     except DatabaseError as error:
         log.warning("health check: database unavailable: %s", type(error).__name__)
-        response = HttpResponse("database unavailable", content_type="text/plain", status=503)
-        response["Retry-After"] = "5"
-        return response
+        return _unhealthy("database unavailable")
+    if not services.queue_answers():
+        return _unhealthy("job queue unavailable")
     return HttpResponse("ok", content_type="text/plain")
+
+
+def _unhealthy(what: str) -> HttpResponse:
+    response = HttpResponse(what, content_type="text/plain", status=503)
+    response["Retry-After"] = "5"
+    return response
 
 
 def rate_limited(request: HttpRequest, exception: Ratelimited) -> HttpResponse:
     """429 for a client over a rate limit: JSON for the API, a page for people."""
-    name = "login" if request.path.startswith("/admin/") else "create"
+    if request.path.startswith("/admin/"):
+        name = "login"
+    else:
+        name = "pdf" if request.path.endswith(".pdf") else "create"
     wait = limits.retry_after(settings.DECIDER_RATES[name])
     message = _("Too many requests from your address. Try again in %(minutes)s minutes.") % {
         "minutes": max(1, round(wait / 60))

@@ -24,6 +24,16 @@ def _no_rate_limits(settings):
     settings.RATELIMIT_ENABLE = False
 
 
+@pytest.fixture(autouse=True)
+def _english_between_tests():
+    """LocaleMiddleware leaves the last request's language active in the test's thread: a
+    Chinese request would make the next test's plain calls (rf, render_to_string) Chinese."""
+    yield
+    from django.utils import translation
+
+    translation.deactivate()
+
+
 @pytest.fixture
 def rules(db):
     """The shipped rule set and cost figures, as `make run` loads them.
@@ -81,3 +91,22 @@ def new_page(browser, *, locale="en-US", javascript=True):
     page.errors = []
     page.on("pageerror", lambda error: page.errors.append(str(error)))
     return page
+
+
+@pytest.fixture
+def worker(transactional_db):
+    """A Celery worker in a thread of this process, on an in-memory broker: jobs are queued
+    and taken as in production, instead of running inline in the request (the default
+    without a broker). The worker's thread has its own database connection, hence
+    transactional_db."""
+    from celery.contrib.testing.worker import start_worker
+
+    from decider.celery import app
+
+    assert app.conf.broker_url == "memory://"  # never a broker this machine runs
+    app.conf.task_always_eager = False
+    try:
+        with start_worker(app, pool="solo", perform_ping_check=False, shutdown_timeout=30):
+            yield app
+    finally:
+        app.conf.task_always_eager = True

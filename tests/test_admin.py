@@ -1,6 +1,8 @@
 """Admins open, copy, publish, export and import rule sets; published ones stay as they are."""
 
 import json
+import threading
+import time
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -166,6 +168,47 @@ def test_it_asks_before_publishing_and_shows_the_impact(admin_client, draft):
     assert "Yes, publish v2" in page.content.decode()
     assert page.context["impact"].total == 0  # nothing scored yet
     assert RuleSet.current().version == 1
+
+
+def test_the_impact_is_computed_once_per_draft_and_again_after_an_edit(
+    admin_client, draft, monkeypatch
+):
+    from decider import services
+
+    computed = []
+    real = services.ruleset_impact
+    monkeypatch.setattr(services, "ruleset_impact", lambda r: computed.append(1) or real(r))
+    make_assessment()
+    impact_url = reverse("admin:decider_ruleset_impact", args=[draft.pk])
+    admin_client.get(impact_url)
+    admin_client.post(reverse("admin:decider_ruleset_publish", args=[draft.pk]))  # the confirm
+    admin_client.get(impact_url)
+    assert len(computed) == 1
+    weight_list_post(admin_client, draft, "utilization", "6")  # the draft changed
+    admin_client.get(impact_url)
+    assert len(computed) == 2
+    again = admin_client.post(impact_url, {"again": "Compute again"})  # assessments changed
+    assert again.status_code == 302 and len(computed) == 3
+
+
+def test_the_impact_is_computed_by_the_worker_while_the_page_waits(
+    admin_client, draft, worker, monkeypatch
+):
+    from decider import services
+
+    release = threading.Event()
+    real = services.ruleset_impact
+    monkeypatch.setattr(services, "ruleset_impact", lambda r: release.wait(30) and real(r))
+    url = reverse("admin:decider_ruleset_impact", args=[draft.pk])
+    waiting = admin_client.get(url).content.decode()
+    assert "The impact is being computed" in waiting
+    assert '<meta http-equiv="refresh" content="2">' in waiting
+    assert "Yes, publish v2" in waiting  # publishing does not wait for it
+    release.set()
+    deadline = time.monotonic() + 10
+    while "impact-total" not in (page := admin_client.get(url).content.decode()):
+        assert time.monotonic() < deadline
+    assert "Compute again" in page and "http-equiv" not in page
 
 
 def test_publishing_makes_the_draft_current_and_read_only(admin_client, draft):

@@ -11,6 +11,7 @@ from pathlib import Path
 from urllib.parse import unquote
 
 import pytest
+from django.core.cache import cache
 from django.urls import reverse
 from django.views.defaults import server_error
 
@@ -43,17 +44,15 @@ class Gate:
 
 @pytest.fixture(autouse=True)
 def no_jobs_in_flight():
-    pdf._jobs.clear()
+    cache.clear()  # what web and worker said about renders lives in the cache
     yield
-    pdf._jobs.clear()
+    cache.clear()
 
 
 @pytest.fixture
 def gate(monkeypatch):
     gate = Gate()
     monkeypatch.setattr(pdf, "html_to_pdf", gate)
-    monkeypatch.setattr(pdf, "WAIT_PAGE_S", 0.05)
-    monkeypatch.setattr(pdf, "WAIT_POLL_S", 0.05)
     yield gate
     gate.opened.set()
     pdf.printer.submit(lambda: None).result(timeout=30)  # the printer thread is free again
@@ -197,10 +196,20 @@ print(json.dumps(children(os.getpid())))
 # --- "being prepared" instead of a link that hangs ------------------------------------
 
 
-def test_a_browser_sees_the_pdf_being_prepared_and_the_page_polls(client, shared, gate):
+def _until(ask, done, seconds: float = 10):
+    deadline = time.monotonic() + seconds
+    while not done(answer := ask()):
+        assert time.monotonic() < deadline, answer
+        time.sleep(0.05)
+    return answer
+
+
+def test_a_browser_sees_the_pdf_being_prepared_and_the_page_polls(client, shared, gate, worker):
     _assessment, _edit, view = shared
     url = reverse("decider-view-pdf", args=[view]) + "?paper=letter"
+    started = time.monotonic()
     page = client.get(url, headers={"Accept": BROWSER_ACCEPT})
+    assert time.monotonic() - started < 5  # the web never waits on Chromium (gate shut)
     assert page.status_code == 202 and page["Content-Type"].startswith("text/html")
     assert page["Retry-After"] == "1"
     text = page.content.decode()
@@ -214,32 +223,45 @@ def test_a_browser_sees_the_pdf_being_prepared_and_the_page_polls(client, shared
     assert 'hx-trigger="every 1s"' in poll.content.decode()
 
     gate.opened.set()
-    deadline = time.monotonic() + 10
-    while (
-        "data-pdf-ready"
-        not in (ready := client.get(url, headers={"HX-Request": "true"})).content.decode()
-    ):
-        assert time.monotonic() < deadline, ready.content.decode()
-    assert "hx-trigger" not in ready.content.decode()  # the polling stops
-    assert "Your PDF is ready" in ready.content.decode()
+    ready = _until(
+        lambda: client.get(url, headers={"HX-Request": "true"}).content.decode(),
+        lambda text: "data-pdf-ready" in text,
+    )
+    assert "hx-trigger" not in ready  # the polling stops
+    assert "Your PDF is ready" in ready
 
     download = client.get(url, headers={"Accept": BROWSER_ACCEPT})
     assert download["Content-Type"] == "application/pdf" and download.content == FAKE_PDF
-    assert len(gate.calls) == 1  # reloads and polls found the render in flight
+    assert len(gate.calls) == 1  # reloads and polls found the render on its way
     assert "size: letter" in gate.calls[0]
 
 
-def test_a_script_that_gets_the_pdf_url_gets_the_pdf(client, shared, monkeypatch):
+def test_a_script_gets_202_until_the_worker_is_done(client, shared, gate, worker):
+    _assessment, _edit, view = shared
+    url = reverse("decider-view-pdf", args=[view])
+    first = client.get(url, headers={"Accept": "application/pdf"})
+    assert first.status_code == 202 and first["Retry-After"] == "1"
+    gate.opened.set()
+    done = _until(lambda: client.get(url), lambda response: response.status_code == 200)
+    assert done["Content-Type"] == "application/pdf" and done.content == FAKE_PDF
+
+
+def test_without_a_job_queue_a_script_gets_the_pdf_at_once(client, shared, monkeypatch):
+    """`make run` has no broker: the job runs inline, in the request."""
     _assessment, _edit, view = shared
     url = reverse("decider-view-pdf", args=[view])
 
     def slow(html, **kwargs):
-        time.sleep(0.5)  # longer than a browser waits
+        time.sleep(0.3)
         return FAKE_PDF
 
     monkeypatch.setattr(pdf, "html_to_pdf", slow)
-    monkeypatch.setattr(pdf, "WAIT_PAGE_S", 0.05)
-    for accept in ({}, {"Accept": "*/*"}, {"Accept": "application/pdf"}):
+    for accept in (
+        {},
+        {"Accept": "*/*"},
+        {"Accept": "application/pdf"},
+        {"Accept": BROWSER_ACCEPT},
+    ):
         ReportPdf.objects.all().delete()
         response = client.get(url, headers=accept)
         assert response.status_code == 200, accept
@@ -252,36 +274,41 @@ def test_a_cached_pdf_is_served_at_once_to_a_browser(client, shared, gate):
     gate.opened.set()
     assert client.get(url).content == FAKE_PDF
     gate.opened.clear()  # a new render would now hang: the cached one must not need it
-    started = time.monotonic()
     response = client.get(url, headers={"Accept": BROWSER_ACCEPT})
     assert response["Content-Type"] == "application/pdf" and response.content == FAKE_PDF
-    assert time.monotonic() - started < pdf.WAIT_PAGE_S + 1
     assert len(gate.calls) == 1
 
 
-def test_a_failure_while_preparing_shows_the_friendly_page(client, shared, gate, caplog):
+def test_a_failure_while_preparing_shows_the_friendly_page(client, shared, gate, worker, caplog):
     assessment, _edit, view = shared
     gate.error = pdf.PdfError("Chromium crashed")
     url = reverse("decider-view-pdf", args=[view])
     assert client.get(url, headers={"Accept": BROWSER_ACCEPT}).status_code == 202
     gate.opened.set()
-    deadline = time.monotonic() + 10
-    while (
-        "hx-trigger" in (poll := client.get(url, headers={"HX-Request": "true"})).content.decode()
-    ):
-        assert time.monotonic() < deadline
+    poll = _until(
+        lambda: client.get(url, headers={"HX-Request": "true"}),
+        lambda response: "hx-trigger" not in response.content.decode(),
+    )
     assert poll.status_code == 200  # htmx swaps it into the waiting page
     assert "The PDF could not be made just now" in poll.content.decode()
     assert reverse("decider-view-report", args=[view]) in poll.content.decode()
     logged = [r.getMessage() for r in caplog.records if r.name == "decider.pdf"]
     assert logged == [f"PDF of assessment {assessment.pk} failed: Chromium crashed"]
-    # Asking again tries again; a failure seen at once is the full page, with 503.
-    again = client.get(url)
-    assert again.status_code == 503 and "could not be made" in again.content.decode()
-    assert len(gate.calls) == 2
+    # Asking again tries again.
+    assert client.get(url, headers={"Accept": BROWSER_ACCEPT}).status_code == 202
+    _until(lambda: len(gate.calls), lambda calls: calls == 2)
 
 
-def test_the_same_pdf_asked_twice_at_once_is_printed_once(shared, gate):
+def test_a_failure_seen_at_once_is_the_full_page_with_503(client, shared, gate):
+    _assessment, _edit, view = shared
+    gate.error = pdf.PdfError("Chromium crashed")
+    gate.opened.set()
+    url = reverse("decider-view-pdf", args=[view])
+    failed = client.get(url, headers={"Accept": BROWSER_ACCEPT})
+    assert failed.status_code == 503 and "could not be made" in failed.content.decode()
+
+
+def test_the_same_pdf_asked_twice_at_once_is_printed_once(shared, gate, worker):
     assessment, _edit, _view = shared
     assessment.refresh_from_db()
     asked = []
@@ -291,12 +318,60 @@ def test_the_same_pdf_asked_twice_at_once_is_printed_once(shared, gate):
         return TINY_PAGE % "report"
 
     variant = ("en", "USD", "a4")
-    assert pdf.report_pdf(assessment, html=html, variant=variant, wait=0) is None
-    assert pdf.report_pdf(assessment, html=html, variant=variant, wait=0) is None
+    assert pdf.report_pdf(assessment, html=html, variant=variant) is None
+    assert pdf.report_pdf(assessment, html=html, variant=variant) is None
     gate.opened.set()
-    assert pdf.report_pdf(assessment, html=html, variant=variant, wait=10) == FAKE_PDF
+    done = _until(lambda: pdf.report_pdf(assessment, html=html, variant=variant), bool)
+    assert done == FAKE_PDF
     assert len(gate.calls) == 1 and len(asked) == 1
     assert ReportPdf.objects.filter(assessment=assessment).count() == 1
+
+
+def test_a_lost_job_is_asked_for_again_by_the_next_poll(shared, gate, worker, monkeypatch):
+    """A job the queue lost (Redis restarted, nothing on disk) stops being "on its way"
+    after JOB_MARK_S; the next ask queues it again."""
+    assessment, _edit, _view = shared
+    assessment.refresh_from_db()
+    variant = ("en", "USD", "a4")
+    lost = []
+    monkeypatch.setattr(pdf, "_enqueue", lost.append)  # queued into nowhere
+    assert pdf.report_pdf(assessment, html=lambda: TINY_PAGE % "x", variant=variant) is None
+    assert pdf.report_pdf(assessment, html=lambda: TINY_PAGE % "x", variant=variant) is None
+    assert len(lost) == 1  # the second ask found it on its way
+    monkeypatch.undo()
+    monkeypatch.setattr(pdf, "html_to_pdf", gate)
+    cache.delete(pdf.MARK % lost[0]["key"])  # JOB_MARK_S went by
+    gate.opened.set()
+    done = _until(
+        lambda: pdf.report_pdf(assessment, html=lambda: TINY_PAGE % "x", variant=variant), bool
+    )
+    assert done == FAKE_PDF and len(gate.calls) == 1
+
+
+def test_renders_at_once_are_limited_across_workers(shared, settings):
+    """Every render slot taken (by other workers): the job says so, to be tried again."""
+    assessment, _edit, _view = shared
+    settings.DECIDER_PDF_RENDERS = 1
+    job = {"key": "k" * 64, "assessment_pk": assessment.pk, "html": TINY_PAGE % "x"}
+    job |= {"paper": "a4", "cacheable": True, "limited": True}
+    cache.add(pdf.SLOT % 0, "another worker", timeout=60)
+    assert pdf.render_job(**job) is False
+    assert not ReportPdf.objects.exists()
+
+
+def test_renders_started_are_rate_limited_and_polls_are_not(client, shared, gate, worker, settings):
+    _assessment, _edit, view = shared
+    settings.RATELIMIT_ENABLE = True
+    settings.DECIDER_RATES = {**settings.DECIDER_RATES, "pdf": "2/m"}
+    urls = [reverse("decider-view-pdf", args=[view]) + f"?paper={p}" for p in ("a4", "letter")]
+    for url in urls:
+        assert client.get(url, headers={"Accept": BROWSER_ACCEPT}).status_code == 202
+        for _poll in range(5):  # polls of a render on its way start nothing
+            assert client.get(url, headers={"HX-Request": "true"}).status_code == 200
+    chinese = client.get(urls[0], headers={"Accept": BROWSER_ACCEPT, "Accept-Language": "zh-hans"})
+    assert chinese.status_code == 429 and int(chinese["Retry-After"]) == 60
+    assert "请在 1 分钟后重试" in chinese.content.decode()
+    gate.opened.set()
 
 
 # --- fonts and renderer ---------------------------------------------------------------
@@ -339,7 +414,7 @@ def test_a_chinese_pdf_without_a_chinese_font_is_served_but_not_cached(
     # English report quotes the source's sections, "§四.1", so it needs one too.)
     assessment.refresh_from_db()
     plain = pdf.report_pdf(
-        assessment, html=lambda: TINY_PAGE % "plain", variant=("en", "USD", "a4"), wait=10
+        assessment, html=lambda: TINY_PAGE % "plain", variant=("en", "USD", "a4")
     )
     assert plain == FAKE_PDF
     assert ReportPdf.objects.filter(assessment=assessment).count() == 1
@@ -512,7 +587,7 @@ def _live(live_server, name: str, *args: str) -> str:
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("javascript", [True, False])
 def test_in_chromium_the_download_waits_on_a_page_then_starts(
-    browser, live_server, rules, gate, javascript
+    browser, live_server, rules, gate, worker, javascript
 ):
     from playwright.sync_api import expect
 

@@ -1,0 +1,42 @@
+"""The jobs a worker runs (decider/celery.py): PDFs, the impact preview, retention.
+
+Each job leaves what it made where the web looks for it (the database, the shared cache)
+and is safe to run twice: a job delivered again after a worker died finds its work done
+or does it once more.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from celery import shared_task
+from django.core.management import call_command
+
+log = logging.getLogger(__name__)
+
+# When every render slot is taken, a PDF job waits this long and tries again.
+SLOT_WAIT_S = 1
+
+
+@shared_task(bind=True, max_retries=None, ignore_result=True)
+def render_pdf(
+    self, *, key: str, assessment_pk: int, html: str, paper: str, cacheable: bool
+) -> None:
+    from decider import pdf
+
+    job = {"key": key, "assessment_pk": assessment_pk, "html": html, "paper": paper}
+    if not pdf.render_job(**job, cacheable=cacheable, limited=not self.request.is_eager):
+        raise self.retry(countdown=SLOT_WAIT_S)
+
+
+@shared_task(ignore_result=True)
+def compute_impact(ruleset_pk: int, digest: str) -> None:
+    from decider.services import impact_preview_compute
+
+    impact_preview_compute(ruleset_pk, digest)
+
+
+@shared_task(ignore_result=True)
+def prune() -> None:
+    """Retention on the scheduler's clock (settings.CELERY_BEAT_SCHEDULE)."""
+    call_command("prune")
