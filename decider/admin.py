@@ -620,7 +620,8 @@ class RuleSetAdmin(PublishedReadOnly, HistoryAdmin):
         from decider.services import impact_from_dict, impact_preview
 
         preview = impact_preview(ruleset)
-        impact = impact_from_dict(preview.impact) if preview.state == preview.DONE else None
+        kept = preview.impact if preview.state == preview.DONE else None
+        impact = impact_from_dict(kept) if kept is not None else None
         current = RuleSet.current()
         transitions = [
             {

@@ -11,10 +11,10 @@ accepts on purpose) moves it to the current ones.
 
 from __future__ import annotations
 
-import logging
-import time
 import hashlib
 import json
+import logging
+import time
 from dataclasses import asdict, replace
 from datetime import timedelta
 from typing import Any
@@ -321,20 +321,20 @@ def impact_preview(ruleset: RuleSet, *, again: bool = False) -> ImpactPreview:
     from decider.tasks import compute_impact
 
     digest = ruleset_digest(ruleset)
-    queued = {"digest": digest, "state": ImpactPreview.QUEUED, "impact": None, "error": ""}
-    queued |= {"queued_at": timezone.now(), "finished_at": None}
+    queued: dict[str, Any] = {"digest": digest, "state": ImpactPreview.QUEUED, "error": ""}
+    queued |= {"impact": None, "queued_at": timezone.now(), "finished_at": None}
     preview, created = ImpactPreview.objects.get_or_create(ruleset=ruleset, defaults=queued)
     lost = preview.state == ImpactPreview.QUEUED and (
         timezone.now() - preview.queued_at > IMPACT_LOST_AFTER
     )
     renew = again or lost or preview.digest != digest or preview.state == ImpactPreview.FAILED
-    if not created and renew:
-        # One of two admins asking at once queues it: the other finds the row changed.
-        if not ImpactPreview.objects.filter(
-            pk=preview.pk, digest=preview.digest, queued_at=preview.queued_at
-        ).update(**queued):
-            preview.refresh_from_db()
-            return preview
+    # One of two admins asking at once queues it: the other finds the row changed.
+    unchanged = ImpactPreview.objects.filter(
+        pk=preview.pk, digest=preview.digest, queued_at=preview.queued_at
+    )
+    if not created and renew and not unchanged.update(**queued):
+        preview.refresh_from_db()
+        return preview
     if created or renew:
         try:
             compute_impact.delay(ruleset.pk, digest)

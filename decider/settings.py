@@ -247,6 +247,7 @@ DECIDER_RATES = {
 
 # Jobs (decider/celery.py, decider/tasks.py): Celery on Redis when CELERY_BROKER_URL is set;
 # without one (`make run`, the tests) every job runs inline, in the request that asks for it.
+CELERY_TASK_DEFAULT_QUEUE = os.environ.get("DECIDER_QUEUE", "decider")
 CELERY_TASK_ALWAYS_EAGER = not os.environ.get("CELERY_BROKER_URL")
 # Inline jobs still take a producer from the pool: in memory, never a broker on localhost.
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL") or "memory://"
@@ -272,3 +273,9 @@ CELERY_BEAT_SCHEDULE = {
 }
 # Chromium renders at once across every worker (a slot each in the shared cache).
 DECIDER_PDF_RENDERS = envint("DECIDER_PDF_RENDERS", 2)
+
+# Errors to Sentry when SENTRY_DSN is set (decider/observability.py: tokens scrubbed).
+if SENTRY_DSN := os.environ.get("SENTRY_DSN", ""):
+    from decider.observability import sentry_init
+
+    sentry_init(SENTRY_DSN, environment=os.environ.get("SENTRY_ENVIRONMENT", "production"))

@@ -24,8 +24,14 @@ def render_pdf(
 ) -> None:
     from decider import pdf
 
-    job = {"key": key, "assessment_pk": assessment_pk, "html": html, "paper": paper}
-    if not pdf.render_job(**job, cacheable=cacheable, limited=not self.request.is_eager):
+    if not pdf.render_job(
+        key=key,
+        assessment_pk=assessment_pk,
+        html=html,
+        paper=paper,
+        cacheable=cacheable,
+        limited=not self.request.is_eager,
+    ):
         raise self.retry(countdown=SLOT_WAIT_S)
 
 

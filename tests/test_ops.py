@@ -3,6 +3,7 @@
 import os
 import subprocess
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -38,6 +39,35 @@ def test_the_health_check_answers_503_when_the_database_is_down(client, monkeypa
     assert response.status_code == 503
     assert response["Retry-After"] == "5"
     assert response.content == b"database unavailable"
+
+
+@contextmanager
+def queue_at(broker_url: str):
+    """Jobs queued on `broker_url` instead of run inline, as the compose file has it."""
+    from decider.celery import app
+
+    saved = app.conf.task_always_eager, app.conf.broker_url
+    app.conf.task_always_eager, app.conf.broker_url = False, broker_url
+    try:
+        yield
+    finally:
+        app.conf.task_always_eager, app.conf.broker_url = saved
+
+
+@pytest.mark.django_db
+def test_the_health_check_answers_503_when_the_job_queue_is_down(client):
+    with queue_at("redis://127.0.0.1:9/0"):  # nothing listens there
+        response = client.get("/healthz")
+    assert response.status_code == 503
+    assert response["Retry-After"] == "5"
+    assert response.content == b"job queue unavailable"
+
+
+@pytest.mark.django_db
+def test_the_health_check_asks_a_real_queue(client):
+    with queue_at("redis://127.0.0.1:6379/1"):  # the machine's Redis, as the worker uses it
+        response = client.get("/healthz")
+    assert (response.status_code, response.content) == (200, b"ok")
 
 
 @pytest.mark.django_db
