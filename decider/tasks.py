@@ -11,11 +11,15 @@ import logging
 
 from celery import shared_task
 from django.core.management import call_command
+from django.db import InterfaceError, OperationalError
 
 log = logging.getLogger(__name__)
 
-# When every render slot is taken, a PDF job waits this long and tries again.
+# When every render slot is taken, a PDF job waits this long and tries again; when the
+# database is away, DB_WAIT_S. Past MAX_WAITS it gives up (the next poll asks afresh).
 SLOT_WAIT_S = 1
+DB_WAIT_S = 2
+MAX_WAITS = 300
 
 
 @shared_task(bind=True, max_retries=None, ignore_result=True)
@@ -24,14 +28,22 @@ def render_pdf(
 ) -> None:
     from decider import pdf
 
-    if not pdf.render_job(
-        key=key,
-        assessment_pk=assessment_pk,
-        html=html,
-        paper=paper,
-        cacheable=cacheable,
-        limited=not self.request.is_eager,
-    ):
+    if self.request.retries >= MAX_WAITS:
+        log.error("PDF of assessment %s given up after %d waits", assessment_pk, MAX_WAITS)
+        return
+    try:
+        done = pdf.render_job(
+            key=key,
+            assessment_pk=assessment_pk,
+            html=html,
+            paper=paper,
+            cacheable=cacheable,
+            limited=not self.request.is_eager,
+        )
+    except (OperationalError, InterfaceError) as error:  # the database away for a moment
+        log.warning("PDF of assessment %s waits for the database: %s", assessment_pk, error)
+        raise self.retry(countdown=DB_WAIT_S) from error
+    if not done:
         raise self.retry(countdown=SLOT_WAIT_S)
 
 

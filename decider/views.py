@@ -8,7 +8,7 @@ from typing import Any
 from django.conf import settings
 from django.contrib import messages
 from django.db import DatabaseError, connection
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.cache import patch_vary_headers
@@ -728,9 +728,12 @@ def set_currency(request: HttpRequest) -> HttpResponse:
     if currency in CURRENCIES:
         request.session["currency"] = currency
     next_url = request.POST.get("next", "/")
-    if not url_has_allowed_host_and_scheme(next_url, {request.get_host()}):
+    # A path on this site, and only that: never a view name (`redirect` would look one up).
+    if not next_url.startswith("/") or not url_has_allowed_host_and_scheme(
+        next_url, {request.get_host()}
+    ):
         next_url = "/"
-    return redirect(next_url)
+    return HttpResponseRedirect(next_url)
 
 
 @require_GET

@@ -13,6 +13,7 @@ import json
 import math
 import os
 import re
+from urllib.parse import quote
 
 import pytest
 from django.core.management import call_command
@@ -331,3 +332,59 @@ def test_a_spoilt_hidden_field_is_ignored_and_the_step_saves(client, rules, fiel
     data = STEP_POSTS["utilization"] | {field: value}
     response = client.post(reverse("decider-step", args=[token, "utilization"]), data)
     assert response.status_code == 302
+
+
+# --- query parameters: paper, language, currency, compare tokens -------------------------
+
+PARAM_VALUES = st.one_of(
+    st.sampled_from(["a4", "letter", "USD", "CNY", "zh-hans", "en", "", "A4", "usd"]),
+    st.text(max_size=30),
+    st.just("x" * 10_000),
+    st.just("\x00"),
+    st.just("%ff%fe"),
+    NASTY_NUMBERS.map(str),
+)
+PARAM_NAMES = st.sampled_from(["paper", "currency", "language", "lang", "a", "next", "page"])
+PAGES = st.sampled_from(
+    [
+        "decider-view",
+        "decider-view-report",
+        "decider-view-pdf",
+        "decider-view-json",
+        "decider-view-what-if",
+        "decider-compare",
+        "decider-home",
+        "decider-mine",
+        "decider-method",
+    ]
+)
+
+
+@pytest.fixture
+def shared_pair(rules):
+    return make_assessment(), make_assessment(answers=make_answers("startup"))
+
+
+@FUZZ
+@given(page=PAGES, params=st.lists(st.tuples(PARAM_NAMES, PARAM_VALUES), max_size=6))
+def test_any_query_string_gets_a_page_and_never_a_5xx(
+    client, shared_pair, monkeypatch, page, params
+):
+    from decider import pdf
+
+    monkeypatch.setattr(pdf, "html_to_pdf", lambda html, **kwargs: b"%PDF-1.4 fuzz")
+    (_a, _edit_a, view_a), (_b, edit_b, view_b) = shared_pair
+    # Real tokens (view and edit) among the fuzzed ones, so compare sees every kind.
+    params = [*params, ("a", view_a), ("a", edit_b)] if page == "decider-compare" else params
+    url = reverse(page, args=[view_b]) if page.startswith("decider-view") else reverse(page)
+    query = "&".join(f"{quote(name)}={quote(value, safe='')}" for name, value in params)
+    response = client.get(f"{url}?{query}")
+    event(f"{page} {response.status_code}")
+    assert response.status_code < 500, (page, params)
+    if response.status_code == 200 and page == "decider-view-json":
+        _strict_json(response.content.decode())
+    for name in ("language", "currency"):  # choosing them: the same bounds
+        chosen = dict(params).get(name, "")
+        target = "set_language" if name == "language" else "decider-currency"
+        answer = client.post(reverse(target), {name: chosen, "next": dict(params).get("next", "/")})
+        assert answer.status_code < 500, (name, chosen)

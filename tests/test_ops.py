@@ -143,12 +143,29 @@ def _migrate(executor, target):
 
 
 @pytest.mark.django_db(transaction=True)
-def test_migration_0002_reverses_after_a_view_link_was_revoked():
-    """`migrate decider 0001` once a link is revoked: 0001 requires a view hash.
+def test_every_migration_reverses_over_the_shipped_figures_and_their_history():
+    """`migrate decider 0001` on a database as `make run` leaves it, and back up again."""
+    from decider.models import Assumption as Figures
 
-    The database is emptied first because 0009 cannot be reversed over saved cost
-    figures (it drops a NOT NULL column); here only 0002's reverse is under test.
-    """
+    call_command("load_defaults", verbosity=0)
+    shipped = Figures.objects.count()
+    executor = MigrationExecutor(connection)
+    latest = executor.loader.graph.leaf_nodes("decider")[0][1]
+    try:
+        apps = _migrate(executor, "0008_view_seal_nonce")
+        # The units that moved into the code come back into their columns.
+        Assumption = apps.get_model("decider", "Assumption")
+        units = dict(Assumption.objects.values_list("name", "unit"))
+        assert units["server_price"] == "USD per node" and "" not in units.values()
+        _migrate(executor, "0001_initial")
+    finally:
+        _migrate(executor, latest)
+    assert Figures.objects.count() == shipped > 0
+
+
+@pytest.mark.django_db(transaction=True)
+def test_migration_0002_reverses_after_a_view_link_was_revoked():
+    """`migrate decider 0001` once a link is revoked: 0001 requires a view hash."""
     call_command("flush", "--noinput", verbosity=0)
     executor = MigrationExecutor(connection)
     latest = executor.loader.graph.leaf_nodes("decider")[0][1]

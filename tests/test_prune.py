@@ -47,3 +47,25 @@ def test_a_dry_run_only_counts(rules):
 def test_a_negative_limit_is_refused():
     with pytest.raises(CommandError, match="0 or more"):
         prune("--pdf-days", "-1")
+
+
+def test_the_scheduled_job_prunes(rules, settings):
+    """What the compose scheduler runs every DECIDER_PRUNE_EVERY_S seconds."""
+    from decider import tasks
+
+    assert settings.CELERY_BEAT_SCHEDULE["prune"]["task"] == tasks.prune.name
+    assessment, _edit, _view = make_assessment()
+    cached(assessment, key="d" * 64, days_old=31)
+    tasks.prune.delay()  # inline here; the worker in production
+    assert not ReportPdf.objects.exists()
+
+
+def test_expired_sessions_go_whatever_the_engine(settings):
+    from django.contrib.sessions.models import Session
+
+    settings.SESSION_ENGINE = "django.contrib.sessions.backends.db"
+    past, future = timezone.now() - timedelta(days=1), timezone.now() + timedelta(days=1)
+    Session.objects.create(session_key="old" * 10, session_data="x", expire_date=past)
+    Session.objects.create(session_key="new" * 10, session_data="x", expire_date=future)
+    prune()
+    assert list(Session.objects.values_list("session_key", flat=True)) == ["new" * 10]

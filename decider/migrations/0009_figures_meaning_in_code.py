@@ -2,6 +2,19 @@
 
 from django.db import migrations, models
 
+UNIT = models.CharField(max_length=200, verbose_name="unit", default="")
+
+
+def units_back(apps, schema_editor):
+    """Going back: the unit columns again, filled from what the code says each figure means
+    (the meaning moved into decider/engine/figures.py with this migration)."""
+    from decider.engine.figures import FIGURES
+
+    for model in ("Assumption", "HistoricalAssumption"):
+        rows = apps.get_model("decider", model).objects
+        for name, spec in FIGURES.items():
+            rows.filter(name=name).update(unit=spec.unit.en)
+
 
 class Migration(migrations.Migration):
 
@@ -10,6 +23,11 @@ class Migration(migrations.Migration):
     ]
 
     operations = [
+        # A default for the columns about to go, so that undoing their removal can add them
+        # to tables with rows; then the units themselves, from the code, on the way back.
+        migrations.AlterField(model_name="assumption", name="unit", field=UNIT),
+        migrations.AlterField(model_name="historicalassumption", name="unit", field=UNIT),
+        migrations.RunPython(migrations.RunPython.noop, units_back),
         migrations.RemoveField(
             model_name='assumption',
             name='unit',

@@ -1,12 +1,13 @@
 """Drop what the app can make again, so nothing it keeps grows without bound.
 
 Cached PDFs are the only such rows: a PDF not downloaded again is rendered anew on the next
-download. Sessions live in signed cookies, so there are none to clear in the database.
-Run it daily (cron, or the worker's schedule once there is one).
+download. Expired sessions are cleared too (none with the signed-cookie sessions the settings
+use, but whatever engine is configured). The compose scheduler runs it (decider.tasks.prune).
 """
 
 from datetime import timedelta
 
+from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 from django.db.models import Sum
 from django.db.models.functions import Length
@@ -32,6 +33,7 @@ class Command(BaseCommand):
         count = old.count()
         if not dry_run:
             old.delete()
+            call_command("clearsessions")
         verb = "Would remove" if dry_run else "Removed"
         self.stdout.write(
             f"{verb} {count} cached PDF(s), {size / 1e6:.1f} MB, older than {pdf_days} days."
