@@ -12,7 +12,7 @@ PIP_TOOLS_PIP_VERSION := 26.3
 PIP_COMPILE = CUSTOM_COMPILE_COMMAND="make lock" $(TOOLS_VENV)/bin/pip-compile --quiet \
 	--strip-extras --allow-unsafe --no-emit-index-url --no-emit-find-links $(LOCK_ARGS)
 
-.PHONY: run admin test test-fast typecheck setup browser fonts lock lint format messages bench clean
+.PHONY: run admin test test-fast typecheck setup browser fonts lock lint format messages bench soak clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -89,6 +89,12 @@ messages:
 
 # Writes docs/BENCHMARKS.md. The impact benchmark builds a 100,000-assessment
 # SQLite file in /tmp once (several minutes, ~4 GB) and reuses it.
+# Fault tests against gunicorn and the Celery worker on this machine's PostgreSQL and Redis:
+# saves through a PostgreSQL restart, 30 PDFs at once, a worker killed mid-render. Restarts
+# PostgreSQL (root), takes about 6 minutes, writes docs/RELIABILITY.md; not part of `make test`.
+soak: setup browser
+	$(BIN)/python benchmarks/soak.py --write
+
 bench: setup browser
 	$(BIN)/python benchmarks/bench_costs.py --write
 	$(BIN)/python benchmarks/bench_pdf.py --write

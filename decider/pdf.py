@@ -35,6 +35,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -219,8 +220,15 @@ printer = Printer()
 atexit.register(printer.stop)
 
 
-def html_to_pdf(html: str, *, paper: str = "a4", timeout_ms: int = 20_000) -> bytes:
-    """Print `html` in the warm Chromium and return the PDF; blocks until done."""
+def html_to_pdf(
+    html: str,
+    *,
+    paper: str = "a4",
+    timeout_ms: int = 20_000,
+    tick: Callable[[], None] | None = None,
+) -> bytes:
+    """Print `html` in the warm Chromium and return the PDF; blocks until done, calling
+    `tick` every TICK_S seconds meanwhile (a worker says it is still printing)."""
     from playwright.sync_api import Error
 
     def run() -> bytes:
@@ -229,7 +237,15 @@ def html_to_pdf(html: str, *, paper: str = "a4", timeout_ms: int = 20_000) -> by
         except Error as error:
             raise PdfError(f"Chromium could not render the report: {error}") from error
 
-    return run() if printer.on_thread() else printer.submit(run).result()
+    if printer.on_thread():
+        return run()
+    future = printer.submit(run)
+    while True:
+        try:
+            return future.result(timeout=TICK_S)
+        except FutureTimeout:
+            if tick is not None:
+                tick()
 
 
 def _static_file(path: str) -> Path | None:
@@ -323,8 +339,12 @@ FAILED = "pdf:failed:%s"  # why the last render of this key failed
 UNCACHED = "pdf:uncached:%s"  # a PDF that may not be stored (fonts missing), for its download
 SLOT = "pdf:slot:%d"  # one of settings.DECIDER_PDF_RENDERS render slots, held by a worker
 # A render neither done nor failed by then is taken for lost (its job with it) and asked for
-# again by the next poll; the worker re-marks it when printing starts.
+# again by the next poll. Queued, it may wait behind a burst (JOB_MARK_S); printing, the
+# worker renews the mark every TICK_S seconds, so a worker that died is known within
+# PRINTING_MARK_S.
 JOB_MARK_S = 240
+PRINTING_MARK_S = 20
+TICK_S = 5
 FAILED_KEEP_S = 120
 # A slot outlives the longest render (page load + charts + print), so a worker killed while
 # it held one frees it by then.
@@ -433,10 +453,12 @@ def render_job(
     with render_slot(limited=limited) as free:
         if not free:
             return False
-        cache.set(MARK % key, "printing", timeout=JOB_MARK_S)
+        cache.set(MARK % key, "printing", timeout=PRINTING_MARK_S)
         started = time.perf_counter()
         try:
-            document = html_to_pdf(html, paper=paper)
+            document = html_to_pdf(
+                html, paper=paper, tick=lambda: cache.touch(MARK % key, PRINTING_MARK_S)
+            )
         except Exception as error:  # whatever went wrong, the person gets the failure page
             why = (
                 str(error) if isinstance(error, PdfError) else f"the PDF printer failed: {error!r}"

@@ -98,15 +98,44 @@ def worker(transactional_db):
     """A Celery worker in a thread of this process, on an in-memory broker: jobs are queued
     and taken as in production, instead of running inline in the request (the default
     without a broker). The worker's thread has its own database connection, hence
-    transactional_db."""
-    from celery.contrib.testing.worker import start_worker
+    transactional_db. A worker that dies starting fails the test with its error."""
+    import threading
+
+    from celery.contrib.testing.worker import TestWorkController, setup_app_for_worker
+    from celery.worker import state
 
     from decider.celery import app
 
     assert app.conf.broker_url == "memory://"  # never a broker this machine runs
+    crashed: list[BaseException] = []
+    setup_app_for_worker(app, "WARNING", None)
+    controller = TestWorkController(
+        app=app,
+        concurrency=1,
+        pool="solo",
+        loglevel="WARNING",
+        ready_callback=None,
+        without_heartbeat=True,
+        without_mingle=True,
+        without_gossip=True,
+    )
+
+    def run():
+        try:
+            controller.start()
+        except BaseException as error:
+            crashed.append(error)
+            raise
+
+    thread = threading.Thread(target=run, name="celery-worker", daemon=True)
     app.conf.task_always_eager = False
     try:
-        with start_worker(app, pool="solo", perform_ping_check=False, shutdown_timeout=30):
-            yield app
+        thread.start()
+        started = controller._on_started.wait(30)
+        assert started and not crashed, f"the Celery worker did not start: {crashed!r}"
+        yield app
     finally:
         app.conf.task_always_eager = True
+        state.should_terminate = 0
+        thread.join(30)
+        state.should_terminate = None

@@ -657,3 +657,14 @@ def test_without_javascript_revoking_asks_on_a_page(browser, live_server, rules)
     cto.get_by_role("button", name="Revoke the view-only link").click()  # on the confirm page
     expect(cto.locator("#view-link-revoked")).to_be_visible()
     assert new_page(browser).goto(_live(live_server, "decider-view", view)).status == 404
+
+
+def test_a_worker_printing_keeps_saying_so(monkeypatch):
+    """The mark a poll reads is renewed while Chromium prints: a worker that died stops
+    renewing it, and the next poll asks for the PDF again within PRINTING_MARK_S."""
+    monkeypatch.setattr(pdf, "TICK_S", 0.05)
+    monkeypatch.setattr(pdf.printer, "print", lambda *args: time.sleep(0.4) or FAKE_PDF)
+    ticks = []
+    assert pdf.html_to_pdf(TINY_PAGE % "x", tick=lambda: ticks.append(1)) == FAKE_PDF
+    assert len(ticks) >= 3
+    assert pdf.PRINTING_MARK_S > 2 * pdf.TICK_S  # one late tick does not lose the render
