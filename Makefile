@@ -87,14 +87,14 @@ messages:
 	$(BIN)/python manage.py makemessages -l zh_Hans --no-obsolete --ignore=.venv --ignore=.venv-tools --ignore=staticfiles
 	$(BIN)/python manage.py compilemessages -l zh_Hans --ignore=.venv --ignore=.venv-tools
 
-# Writes docs/BENCHMARKS.md. The impact benchmark builds a 100,000-assessment
-# SQLite file in /tmp once (several minutes, ~4 GB) and reuses it.
 # Fault tests against gunicorn and the Celery worker on this machine's PostgreSQL and Redis:
 # saves through a PostgreSQL restart, 30 PDFs at once, a worker killed mid-render. Restarts
 # PostgreSQL (root), takes about 6 minutes, writes docs/RELIABILITY.md; not part of `make test`.
 soak: setup browser
 	$(BIN)/python benchmarks/soak.py --write
 
+# Writes docs/BENCHMARKS.md. The impact benchmark builds a 100,000-assessment
+# SQLite file in /tmp once (several minutes, ~4 GB) and reuses it.
 bench: setup browser
 	$(BIN)/python benchmarks/bench_costs.py --write
 	$(BIN)/python benchmarks/bench_pdf.py --write
