@@ -53,6 +53,8 @@ SHARED = 5
 SAVE_RUN_S = 30.0
 RESTART_AT_S = 10.0
 PDFS = 30
+CREATE_LIMIT = 200  # per hour per address, in this run
+FLOOD_S = 10.0
 PDF_DEADLINE_S = 240.0
 IDLE_SAMPLES = 200
 COMPOSE = yaml.safe_load((ROOT / "docker-compose.yml").read_text())["services"]
@@ -91,7 +93,10 @@ def environment(static_root: Path) -> dict[str, str]:
         "CELERY_BROKER_URL": "redis://127.0.0.1:6379/3",
         "DECIDER_QUEUE": f"soak-{secrets.token_hex(4)}",
         "DECIDER_PDF_RENDERS": "2",
-        "DECIDER_RATELIMIT": "false",  # one address plays 50 clients
+        # One address plays every client: limits high enough for the runs below, and the
+        # create limit low enough for the flood to meet it.
+        "DECIDER_RATE_CREATE": f"{CREATE_LIMIT}/h",
+        "DECIDER_RATE_PDF": "200/10m",
     }
     return env
 
@@ -126,6 +131,10 @@ class Stack:
         self.workers_started = 0
 
     def __enter__(self) -> Stack:
+        import redis
+
+        for url in (self.env["REDIS_URL"], self.env["CELERY_BROKER_URL"]):  # this run's own
+            redis.Redis.from_url(url).flushdb()
         psql = ["psql", "-q", "-h", "127.0.0.1", "-U", "postgres", "-d", "postgres", "-c"]
         run([*psql, f"DROP DATABASE IF EXISTS {DB}"], self.env)
         run([*psql, f"CREATE DATABASE {DB}"], self.env)
@@ -330,6 +339,32 @@ def _first_error(content: bytes) -> str:
     return match.group(1).decode(errors="replace") if match else "200 without a redirect"
 
 
+# --- 0. one anonymous client creating as fast as it can ----------------------------------
+
+
+def create_flood(stack: Stack) -> dict:
+    client = Client(stack.port)
+    body = json.dumps({"name": "flood", "answers": make_answers()}).encode()
+    statuses: Counter[int] = Counter()
+    retry_after = ""
+    stop = time.monotonic() + FLOOD_S
+    for _ in range(100_000):
+        if time.monotonic() > stop:
+            break
+        status, headers, _c = client.request(
+            "POST", "/api/assessments", body, **{"Content-Type": "application/json"}
+        )
+        statuses[status] += 1
+        retry_after = headers.get("Retry-After", retry_after)
+    return {
+        "seconds": FLOOD_S,
+        "created": statuses[201],
+        "refused_429": statuses[429],
+        "retry_after": retry_after,
+        "server_errors": sum(n for s, n in statuses.items() if s >= 500),
+    }
+
+
 # --- 2. 30 PDFs at once, and an ordinary page meanwhile -------------------------------
 
 
@@ -443,7 +478,7 @@ def worker_killed(stack: Stack) -> dict:
 # --- the report ----------------------------------------------------------------------
 
 
-def report(saves: dict, burst: dict, killed: dict) -> str:
+def report(saves: dict, burst: dict, killed: dict, flood: dict) -> str:
     ratio = burst["busy_p99_ms"] / burst["idle_p99_ms"] if burst["idle_p99_ms"] else 0
     lines = [
         "# Reliability",
@@ -454,6 +489,18 @@ def report(saves: dict, burst: dict, killed: dict) -> str:
         "the settings.",
         "",
         *machine_lines(),
+        "",
+        "## Against the audit of issue 12",
+        "",
+        "| run | then (the audit) | now |",
+        "|---|---|---|",
+        f"| 50 clients saving through a PostgreSQL restart | 0 saves lost, 19–30 × 500 | "
+        f"{saves['acknowledged'] - saves['found']} lost, {saves['server_errors']} × 5xx |",
+        f"| an ordinary page during 30 PDFs | 57 s median (16 ms idle) | {burst['busy_p50_ms']} ms "
+        f"median, p99 {ratio:.1f}× idle |",
+        f"| one client creating assessments | 4,610 a minute, no limit | {flood['created']} then "
+        f"429 ({flood['refused_429']} refused in {flood['seconds']:.0f} s) |",
+        f"| a worker killed mid-render | (no worker) | the PDF {killed['after_kill_s']} s after |",
         "",
         "## Saves through a PostgreSQL restart",
         "",
@@ -487,6 +534,18 @@ def report(saves: dict, burst: dict, killed: dict) -> str:
         f"{burst['busy_server_errors']} | 0 × 5xx |",
         f"| worker memory, most seen (pool + Chromium) | {burst['worker_rss_mb_max']} MB | |",
         "",
+        "## One client creating as fast as it can",
+        "",
+        f"One address posting to `/api/assessments` for {flood['seconds']:.0f} s, after the runs",
+        f"above had created their assessments; this run's limit: {CREATE_LIMIT} an hour per",
+        "address (`DECIDER_RATE_CREATE`, 60 by default).",
+        "",
+        "| figure | value | goal |",
+        "|---|---|---|",
+        f"| created (201) | {flood['created']} | the rest of the hour's allowance |",
+        f"| refused (429), Retry-After | {flood['refused_429']}, {flood['retry_after']} s | |",
+        f"| 5xx | {flood['server_errors']} | 0 |",
+        "",
         "## A worker killed mid-render",
         "",
         "The worker and its pool processes (Chromium with them) get SIGKILL while a PDF",
@@ -516,7 +575,9 @@ def main() -> None:
         print(json.dumps(burst))
         killed = worker_killed(stack)
         print(json.dumps(killed))
-    text = report(saves, burst, killed)
+        flood = create_flood(stack)
+        print(json.dumps(flood))
+    text = report(saves, burst, killed, flood)
     print(text)
     if args.write:
         DOC.write_text(text, encoding="utf-8")

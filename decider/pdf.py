@@ -37,7 +37,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from queue import Empty, SimpleQueue
 from typing import Any
@@ -225,7 +225,7 @@ def html_to_pdf(
     *,
     paper: str = "a4",
     timeout_ms: int = 20_000,
-    tick: Callable[[], None] | None = None,
+    tick: Callable[[], object] | None = None,
 ) -> bytes:
     """Print `html` in the warm Chromium and return the PDF; blocks until done, calling
     `tick` every TICK_S seconds meanwhile (a worker says it is still printing)."""
@@ -355,21 +355,32 @@ class PdfLimited(PdfError):
     """This client started too many renders lately."""
 
 
-def report_pdf(
-    assessment: Assessment,
-    *,
-    html: Callable[[], str],
-    variant: tuple[str, ...],
-    may_start: Callable[[], bool] | None = None,
-) -> bytes | None:
-    """The PDF for this assessment version and variant, or None while a worker makes it.
+@dataclass(frozen=True)
+class Page:
+    """Which report page a PDF prints: the link it is read through and its variant. The
+    worker renders it (`report_html`), so a web request spends nothing on the PDF."""
 
-    Never waits on Chromium. The first ask renders the report's HTML (`html`) and enqueues
-    the render, unless `may_start` says no (PdfLimited); asks while it is on its way find
-    it again. Without a broker the job runs inline, so the PDF is there on return. PdfError
-    once when the render failed; the ask after it tries again.
+    token: str
+    kind: str  # "edit" or "view"
+    language: str
+    currency: str
+    paper: str
+
+    def variant(self) -> tuple[str, ...]:
+        return (self.language, self.currency, self.paper)
+
+
+def report_pdf(
+    assessment: Assessment, *, page: Page, may_start: Callable[[], bool] | None = None
+) -> bytes | None:
+    """The PDF of `page`, or None while a worker makes it.
+
+    Never waits on Chromium and renders nothing: the first ask enqueues the job, unless
+    `may_start` says no (PdfLimited); asks while it is on its way find it again. Without a
+    broker the job runs inline, so the PDF is there on return. PdfError once when the
+    render failed; the ask after it tries again.
     """
-    key = pdf_key(assessment, variant)
+    key = pdf_key(assessment, page.variant())
     if (document := _look(key)) is not None:
         return document
     if not cache.add(MARK % key, "queued", timeout=JOB_MARK_S):
@@ -377,10 +388,7 @@ def report_pdf(
     try:
         if may_start is not None and not may_start():
             raise PdfLimited("too many PDFs started from this address")
-        page = html()
-        job = {"key": key, "assessment_pk": assessment.pk, "html": page, "paper": variant[-1]}
-        job["cacheable"] = _fonts_ok(page, assessment)
-        _enqueue(job)
+        _enqueue({"key": key, "assessment_pk": assessment.pk, "page": asdict(page)})
     except BaseException:
         cache.delete(MARK % key)
         raise
@@ -440,14 +448,14 @@ def render_slot(*, limited: bool) -> Iterator[bool]:
     yield False
 
 
-def render_job(
-    *, key: str, assessment_pk: int, html: str, paper: str, cacheable: bool, limited: bool
-) -> bool:
-    """Print one queued PDF and leave it where `report_pdf` looks (in a worker).
-
-    False when every render slot is taken: the caller tries again shortly.
-    """
+def render_job(*, key: str, assessment_pk: int, page: Page, limited: bool) -> bool:
+    """Render the report page, print it and leave the PDF where `report_pdf` looks (in a
+    worker). False when every render slot is taken: the caller tries again shortly."""
     if ReportPdf.objects.filter(key=key).exists():  # a second delivery of a job done
+        cache.delete(MARK % key)
+        return True
+    assessment = Assessment.objects.filter(pk=assessment_pk).first()
+    if assessment is None:  # deleted since it was asked for
         cache.delete(MARK % key)
         return True
     with render_slot(limited=limited) as free:
@@ -456,8 +464,10 @@ def render_job(
         cache.set(MARK % key, "printing", timeout=PRINTING_MARK_S)
         started = time.perf_counter()
         try:
+            html = report_html(assessment, page)
+            cacheable = _fonts_ok(html, assessment)
             document = html_to_pdf(
-                html, paper=paper, tick=lambda: cache.touch(MARK % key, PRINTING_MARK_S)
+                html, paper=page.paper, tick=lambda: cache.touch(MARK % key, PRINTING_MARK_S)
             )
         except Exception as error:  # whatever went wrong, the person gets the failure page
             why = (
@@ -479,6 +489,13 @@ def render_job(
         log.info("PDF of assessment %s dropped: the assessment is gone", assessment_pk)
     cache.delete(MARK % key)
     return True
+
+
+def report_html(assessment: Assessment, page: Page) -> str:
+    """The printable report as the browser of someone holding `page.token` gets it."""
+    from decider.views import report_page_html
+
+    return report_page_html(assessment, page)
 
 
 def _store(key: str, assessment_pk: int, document: bytes) -> bool:

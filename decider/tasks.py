@@ -23,9 +23,7 @@ MAX_WAITS = 300
 
 
 @shared_task(bind=True, max_retries=None, ignore_result=True)
-def render_pdf(
-    self, *, key: str, assessment_pk: int, html: str, paper: str, cacheable: bool
-) -> None:
+def render_pdf(self, *, key: str, assessment_pk: int, page: dict[str, str]) -> None:
     from decider import pdf
 
     if self.request.retries >= MAX_WAITS:
@@ -35,9 +33,7 @@ def render_pdf(
         done = pdf.render_job(
             key=key,
             assessment_pk=assessment_pk,
-            html=html,
-            paper=paper,
-            cacheable=cacheable,
+            page=pdf.Page(**page),
             limited=not self.request.is_eager,
         )
     except (OperationalError, InterfaceError) as error:  # the database away for a moment

@@ -4,13 +4,22 @@ import logging
 from collections.abc import Callable
 from functools import wraps
 from typing import Any
+from urllib.parse import urlencode
 
 from django.conf import settings
 from django.contrib import messages
 from django.db import DatabaseError, connection
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
+from django.http import (
+    Http404,
+    HttpRequest,
+    HttpResponse,
+    HttpResponseRedirect,
+    JsonResponse,
+    QueryDict,
+)
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils import translation
 from django.utils.cache import patch_vary_headers
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import get_language
@@ -503,6 +512,20 @@ def _report_context(
     return context
 
 
+def report_page_html(assessment: Assessment, page: pdf.Page) -> str:
+    """The printable report for the PDF, rendered where the PDF is printed (the worker), as
+    the person who asked would read it: their link, language, currency and paper."""
+    request = HttpRequest()
+    request.method = "GET"
+    request.path = request.path_info = reverse(f"decider-{page.kind}-report", args=[page.token])
+    request.GET = QueryDict(urlencode({"paper": page.paper, "currency": page.currency}))
+    request.session = {}  # type: ignore[assignment]  # the preferences are the page's own
+    with translation.override(page.language):
+        context = _report_context(request, assessment, page.token, page.kind)
+        context["for_pdf"] = True
+        return render(request, "decider/report.html", context).content.decode()
+
+
 @shared_page
 @require_GET
 @scored_link
@@ -521,22 +544,20 @@ def report_pdf(
     context: dict[str, Any] = {"token": token, "kind": kind, "poll_s": pdf.POLL_S}
     context["paper"] = paper if paper in pdf.PAPERS else "a4"
 
-    def html() -> str:
-        report_context = _report_context(request, assessment, token, kind) | {"for_pdf": True}
-        return render(request, "decider/report.html", report_context).content.decode()
-
     def may_start() -> bool:  # renders started count against the client, polls do not
         return not is_ratelimited(
             request, group="pdf", key="ip", rate=limits.rate("pdf"), increment=True
         )
 
     try:
-        document = pdf.report_pdf(
-            assessment,
-            html=html,
-            variant=(get_language() or "en", currency_of(request), context["paper"]),
-            may_start=may_start,
+        page = pdf.Page(
+            token=token,
+            kind=kind,
+            language=get_language() or "en",
+            currency=currency_of(request),
+            paper=context["paper"],
         )
+        document = pdf.report_pdf(assessment, page=page, may_start=may_start)
     except pdf.PdfLimited as error:
         raise Ratelimited from error
     except pdf.PdfError:

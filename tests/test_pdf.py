@@ -15,7 +15,7 @@ from django.core.cache import cache
 from django.urls import reverse
 from django.views.defaults import server_error
 
-from decider import pdf
+from decider import pdf, services
 from decider.models import Assessment, ReportPdf
 from tests.factories import make_assessment
 
@@ -308,43 +308,55 @@ def test_a_failure_seen_at_once_is_the_full_page_with_503(client, shared, gate):
     assert failed.status_code == 503 and "could not be made" in failed.content.decode()
 
 
+def _page(view: str, **changes) -> pdf.Page:
+    return pdf.Page(
+        **{"token": view, "kind": "view", "language": "en"}
+        | changes
+        | {"currency": changes.get("currency", "USD"), "paper": changes.get("paper", "a4")}
+    )
+
+
 def test_the_same_pdf_asked_twice_at_once_is_printed_once(shared, gate, worker):
-    assessment, _edit, _view = shared
-    assessment.refresh_from_db()
-    asked = []
-
-    def html() -> str:
-        asked.append(1)
-        return TINY_PAGE % "report"
-
-    variant = ("en", "USD", "a4")
-    assert pdf.report_pdf(assessment, html=html, variant=variant) is None
-    assert pdf.report_pdf(assessment, html=html, variant=variant) is None
+    assessment, _edit, view = shared
+    services.assessment_score(assessment)  # as the link's page does before any PDF
+    page = _page(view)
+    assert pdf.report_pdf(assessment, page=page) is None
+    assert pdf.report_pdf(assessment, page=page) is None
     gate.opened.set()
-    done = _until(lambda: pdf.report_pdf(assessment, html=html, variant=variant), bool)
+    done = _until(lambda: pdf.report_pdf(assessment, page=page), bool)
     assert done == FAKE_PDF
-    assert len(gate.calls) == 1 and len(asked) == 1
+    assert len(gate.calls) == 1
     assert ReportPdf.objects.filter(assessment=assessment).count() == 1
+
+
+def test_the_worker_prints_the_page_as_the_person_asked_for_it(shared, gate, worker):
+    """The report is rendered in the worker: the asker's link, language, currency, paper."""
+    assessment, _edit, view = shared
+    services.assessment_score(assessment)  # as the link's page does before any PDF
+    gate.opened.set()
+    page = _page(view, language="zh-hans", currency="CNY", paper="letter")
+    _until(lambda: pdf.report_pdf(assessment, page=page), bool)
+    html = gate.calls[0]
+    assert '<html lang="zh-Hans">' in html and "size: letter" in html
+    assert "¥" in html.split("<body", 1)[1]  # amounts in the currency asked for
 
 
 def test_a_lost_job_is_asked_for_again_by_the_next_poll(shared, gate, worker, monkeypatch):
     """A job the queue lost (Redis restarted, nothing on disk) stops being "on its way"
     after JOB_MARK_S; the next ask queues it again."""
-    assessment, _edit, _view = shared
-    assessment.refresh_from_db()
-    variant = ("en", "USD", "a4")
+    assessment, _edit, view = shared
+    services.assessment_score(assessment)  # as the link's page does before any PDF
+    page = _page(view)
     lost = []
     monkeypatch.setattr(pdf, "_enqueue", lost.append)  # queued into nowhere
-    assert pdf.report_pdf(assessment, html=lambda: TINY_PAGE % "x", variant=variant) is None
-    assert pdf.report_pdf(assessment, html=lambda: TINY_PAGE % "x", variant=variant) is None
+    assert pdf.report_pdf(assessment, page=page) is None
+    assert pdf.report_pdf(assessment, page=page) is None
     assert len(lost) == 1  # the second ask found it on its way
     monkeypatch.undo()
     monkeypatch.setattr(pdf, "html_to_pdf", gate)
     cache.delete(pdf.MARK % lost[0]["key"])  # JOB_MARK_S went by
     gate.opened.set()
-    done = _until(
-        lambda: pdf.report_pdf(assessment, html=lambda: TINY_PAGE % "x", variant=variant), bool
-    )
+    done = _until(lambda: pdf.report_pdf(assessment, page=page), bool)
     assert done == FAKE_PDF and len(gate.calls) == 1
 
 
@@ -352,8 +364,8 @@ def test_renders_at_once_are_limited_across_workers(shared, settings):
     """Every render slot taken (by other workers): the job says so, to be tried again."""
     assessment, _edit, _view = shared
     settings.DECIDER_PDF_RENDERS = 1
-    job = {"key": "k" * 64, "assessment_pk": assessment.pk, "html": TINY_PAGE % "x"}
-    job |= {"paper": "a4", "cacheable": True, "limited": True}
+    job = {"key": "k" * 64, "assessment_pk": assessment.pk, "page": _page(_view)}
+    job |= {"limited": True}
     cache.add(pdf.SLOT % 0, "another worker", timeout=60)
     assert pdf.render_job(**job) is False
     assert not ReportPdf.objects.exists()
@@ -410,14 +422,10 @@ def test_a_chinese_pdf_without_a_chinese_font_is_served_but_not_cached(
     assert not ReportPdf.objects.exists()
     warned = [r for r in caplog.records if r.name == "decider.pdf" and r.levelname == "WARNING"]
     assert len(warned) == 1 and "no Chinese font" in warned[0].getMessage()
-    # A page without a Chinese character needs no Chinese font: it is cached. (The
-    # English report quotes the source's sections, "§四.1", so it needs one too.)
-    assessment.refresh_from_db()
-    plain = pdf.report_pdf(
-        assessment, html=lambda: TINY_PAGE % "plain", variant=("en", "USD", "a4")
-    )
-    assert plain == FAKE_PDF
-    assert ReportPdf.objects.filter(assessment=assessment).count() == 1
+    # A page without a Chinese character needs no Chinese font. (The English report
+    # quotes the source's sections, "§四.1", so it needs one too.)
+    assert pdf._fonts_ok(TINY_PAGE % "plain", assessment)
+    assert not pdf._fonts_ok(TINY_PAGE % "§四.1", assessment)
 
 
 def test_make_run_make_test_and_the_image_install_the_chinese_fonts():
