@@ -17,6 +17,7 @@ import plotly.graph_objects as go
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
+from decider import numbers
 from decider.engine.costs import LINE_LABELS
 from decider.engine.figures import FIGURES
 from decider.engine.outcomes import cost_option_label
@@ -78,26 +79,24 @@ class Chart:
     table_rows: list[list[Any]]
 
 
+def _language() -> str:
+    return get_language() or "en"
+
+
 def _money(value: float, currency: str) -> str:
+    """An amount in a sentence: "3,618,698 USD"; in Chinese "$361.87万"."""
+    if _language().startswith("zh"):
+        return numbers.money_full(value, currency, _language())
     return f"{value:,.0f} {currency}"
 
 
 def _money_short(value: float, currency: str) -> str:
-    """740000 -> '$740k', 3618698 -> '$3.6M': for labels inside a chart."""
-    for size, suffix in ((1e9, "B"), (1e6, "M"), (1e3, "k")):
-        if abs(value) >= size:
-            number = f"{value / size:.{1 if abs(value) < 10 * size else 0}f}{suffix}"
-            break
-    else:
-        number = f"{value:.0f}"
-    symbol = _CURRENCY_SYMBOLS.get(currency)
-    return f"{symbol}{number}" if symbol else f"{number} {currency}"
+    """740000 -> '$740k', 3618698 -> '$3.6M' ('¥362万' in Chinese): labels inside a chart."""
+    return numbers.money_compact(value, currency, _language())
 
 
 def _tick_money(value: float, currency: str) -> str:
-    number = f"{value:,.0f}" if value >= 1 else f"{value:g}"
-    symbol = _CURRENCY_SYMBOLS.get(currency)
-    return f"{symbol}{number}" if symbol else f"{number} {currency}"
+    return numbers.tick_label(value, currency, _language())
 
 
 def money_ticks(low: float, high: float, currency: str) -> dict[str, Any]:
@@ -126,8 +125,39 @@ def money_ticks(low: float, high: float, currency: str) -> dict[str, Any]:
 
 
 def _money_axis(currency: str) -> dict[str, Any]:
-    """A linear money axis: '$4M' rather than '4M'."""
+    """A linear money axis: '$4M' rather than '4M'. Chinese ticks ("¥2亿") are set from the
+    data once the figure is built (`_money_ticks_zh`): Plotly only knows k, M and G."""
     return {"tickprefix": _CURRENCY_SYMBOLS.get(currency, ""), "automargin": True}
+
+
+def _money_ticks_zh(figure: dict) -> None:
+    """Every money axis of `figure` ticked in 万/亿 from the values it shows (Chinese)."""
+    layout, traces = figure["layout"], figure.get("data", [])
+    for axis_name in ("xaxis", "yaxis"):
+        axis = layout.get(axis_name, {})
+        by_symbol = {symbol: code for code, symbol in _CURRENCY_SYMBOLS.items()}
+        currency = by_symbol.get(axis.get("tickprefix", ""))
+        if currency is None or axis.get("type") == "log" or not _language().startswith("zh"):
+            continue
+        letter = axis_name[0]
+        stacked: dict[Any, float] = {}
+        values: list[float] = []
+        for trace in traces:
+            points = [v for v in trace.get(letter, []) if isinstance(v, int | float)]
+            if layout.get("barmode") == "stack" and trace.get("type") == "bar":
+                other = trace.get("y" if letter == "x" else "x", [])
+                for where, value in zip(other, points, strict=False):
+                    stacked[(where, value >= 0)] = stacked.get((where, value >= 0), 0) + value
+            else:
+                values += points
+        values += list(stacked.values())
+        if any(trace.get("type") == "bar" for trace in traces):
+            values.append(0.0)  # bars grow from zero: the axis shows it
+        if not values:
+            continue
+        ticks = numbers.linear_ticks(min(values), max(values))
+        axis |= {"tickmode": "array", "tickvals": ticks, "tickprefix": ""}
+        axis["ticktext"] = [numbers.tick_label(v, currency, _language()) for v in ticks]
 
 
 def _recommended_option(costs: dict, recommended: str | None) -> str | None:
@@ -177,7 +207,9 @@ def _figure(
     )
     # fig.to_json() applies Plotly's encoder (numpy, NaN); the dict round trip
     # guarantees the result json.dumps cleanly.
-    return json.loads(fig.to_json())
+    figure = json.loads(fig.to_json())
+    _money_ticks_zh(figure)
+    return figure
 
 
 def _side(share: float) -> str:

@@ -20,6 +20,7 @@ from django.utils.translation import gettext_lazy as _
 from decider.engine import questionnaire
 from decider.engine.figures import ADJUSTABLE_NAMES, FIGURES, Figure
 from decider.models import NAME_MAX_LENGTH
+from decider.templatetags.decider_tags import month_text
 
 
 def number_message(label: str, allowed: str) -> str:
@@ -228,7 +229,7 @@ class FiguresStepForm(StepForm):
                 max_value=spec.max,
                 required=False,  # left empty: the default figure
                 initial=_plain(overrides.get(name, figure.value)),
-                help_text=f"{spec.unit.get(language)} · {figure.source} ({figure.as_of})",
+                help_text=f"{spec.unit.get(language)} · {figure.source} ({month_text(figure.as_of)})",
             )
 
     def cost_fields(self) -> list[forms.BoundField]:
