@@ -28,6 +28,7 @@ from django.utils.translation import gettext_lazy as _
 from simple_history.admin import SimpleHistoryAdmin
 
 from decider.engine.figures import FIGURE_NAMES, FIGURES
+from decider.engine.markets import MARKETS
 from decider.engine.outcomes import OUTCOME_NAMES, OUTCOMES, outcome_name
 from decider.engine.questionnaire import RULE_QUESTIONS
 from decider.engine.ruledocs import (
@@ -317,7 +318,8 @@ def _figure_problem(form: forms.BaseForm, name: str | None, value: float | None)
 
 
 def _is_fallback_figure(obj: Any) -> bool:
-    """A figure's row for every GPU model: scoring fails without it (no figure to fall back on)."""
+    """A figure's row for every GPU model of its market: scoring fails without it (no figure
+    to fall back on)."""
     return (
         isinstance(obj, Assumption)
         and obj.pk is not None
@@ -339,7 +341,7 @@ class AssumptionForm(ChoicesFromCode, forms.ModelForm):
 
     class Meta:
         model = Assumption
-        fields = ["name", "gpu_model", "value", "source", "as_of"]
+        fields = ["market", "name", "gpu_model", "value", "source", "source_zh", "as_of"]
 
     def clean(self) -> dict[str, Any]:
         super().clean()
@@ -347,7 +349,12 @@ class AssumptionForm(ChoicesFromCode, forms.ModelForm):
         _figure_problem(self, data.get("name"), data.get("value"))
         # The instance still holds the saved row here (the form copies into it later).
         if _is_fallback_figure(self.instance):
-            for field, saved in (("name", self.instance.name), ("gpu_model", "")):
+            saved_fields = (
+                ("market", self.instance.market),
+                ("name", self.instance.name),
+                ("gpu_model", ""),
+            )
+            for field, saved in saved_fields:
                 if field in data and data[field] != saved:
                     self.add_error(field, _fallback_figure_message(self.instance))
         return data
@@ -835,10 +842,10 @@ class AssumptionAdmin(HistoryAdmin):
     """Editable: saved assessments keep the figures they were scored with; history records it."""
 
     form = AssumptionForm
-    list_display = ["name", "gpu_model", "value", "unit", "as_of", "source"]
+    list_display = ["name", "market", "gpu_model", "value", "unit", "as_of", "source_shown"]
     list_editable = ["value"]
-    list_filter = ["gpu_model"]
-    search_fields = ["name", "source"]
+    list_filter = ["market", "gpu_model"]
+    search_fields = ["name", "source", "source_zh"]
 
     def get_changelist_form(self, request: HttpRequest, **kwargs: Any):
         return AssumptionValueForm
@@ -857,7 +864,15 @@ class AssumptionAdmin(HistoryAdmin):
     @admin.display(description=_("unit"))
     def unit(self, obj: Assumption) -> str:
         spec = FIGURES.get(obj.name)
-        return spec.unit.get(get_language() or "en") if spec else ""
+        currency = MARKETS[obj.market].currency if obj.market in MARKETS else "USD"
+        return spec.unit_in(currency).get(get_language() or "en") if spec else ""
+
+    @admin.display(description=_("source"), ordering="source")
+    def source_shown(self, obj: Assumption) -> str:
+        """In the admin's language: the Chinese source where there is one."""
+        if (get_language() or "").startswith("zh") and obj.source_zh:
+            return obj.source_zh
+        return obj.source
 
 
 @admin.register(Assessment)

@@ -4,6 +4,7 @@ import base64
 import hashlib
 import hmac
 import secrets
+from collections.abc import Mapping
 from typing import Any
 
 from django.core.validators import MaxValueValidator, MinValueValidator
@@ -13,6 +14,7 @@ from django.utils.translation import gettext_lazy as _
 from simple_history.models import HistoricalRecords
 
 from decider.engine.figures import Figure, figures_select
+from decider.engine.markets import DEFAULT_MARKET, MARKETS, market_of
 from decider.engine.scoring import SCORE_MAX, SCORE_MIN, Result, result_from_dict
 
 SCORE_VALIDATORS = [MinValueValidator(SCORE_MIN), MaxValueValidator(SCORE_MAX)]
@@ -129,42 +131,57 @@ class Constraint(models.Model):
 
 
 class Assumption(models.Model):
-    """A cost figure's value, with its source and the date it was checked.
+    """A cost figure's value in one market's price set, with its source and the date it was
+    checked. Money is in the market's currency (`decider.engine.markets`).
 
     What the figure means (label, unit, bounds) is in `decider.engine.figures`.
     """
 
+    market = models.CharField(
+        _("market"),
+        max_length=10,
+        choices=[(key, market.label.en) for key, market in MARKETS.items()],
+        default=DEFAULT_MARKET,
+        help_text=_("Whose price set this figure belongs to; money is in its currency."),
+    )
     name = models.CharField(_("name"), max_length=60)
     gpu_model = models.CharField(
         _("GPU model"),
-        max_length=10,
+        max_length=20,
         blank=True,
         help_text=_("Empty: applies to every GPU model unless a model-specific row exists."),
     )
     value = models.FloatField(_("value"), validators=[MinValueValidator(0)])
-    source = models.TextField(_("source"))
+    source = models.TextField(_("source (English)"))
+    source_zh = models.TextField(_("source (Chinese)"), blank=True)
     as_of = models.DateField(_("checked on"))
 
     history = HistoricalRecords(verbose_name=_("historical cost assumption"))
 
     class Meta:
-        ordering = ["name", "gpu_model"]
+        ordering = ["market", "name", "gpu_model"]
         constraints = [
-            models.UniqueConstraint(fields=["name", "gpu_model"], name="assumption_per_model")
+            models.UniqueConstraint(
+                fields=["market", "name", "gpu_model"], name="assumption_per_market_and_model"
+            )
         ]
         verbose_name = _("cost assumption")
         verbose_name_plural = _("cost assumptions")
 
     def __str__(self) -> str:
-        return f"{self.name} ({self.gpu_model or 'all'})"
+        return f"{self.name} ({self.market}, {self.gpu_model or 'all'})"
 
     @classmethod
-    def for_gpu_model(cls, gpu_model: str) -> dict[str, Figure]:
-        """Current figures for one GPU model: model-specific rows win over generic ones."""
-        rows = cls.objects.filter(gpu_model__in=["", gpu_model]).values(
-            "name", "gpu_model", "value", "source", "as_of"
+    def for_gpu_model(cls, gpu_model: str, market: str = DEFAULT_MARKET) -> dict[str, Figure]:
+        """Current figures of one market for one GPU model: model rows win over generic ones."""
+        rows = cls.objects.filter(market=market, gpu_model__in=["", gpu_model]).values(
+            "name", "gpu_model", "value", "source", "source_zh", "as_of"
         )
         return figures_select(rows=rows, gpu_model=gpu_model)
+
+    @classmethod
+    def for_answers(cls, answers: Mapping[str, Any]) -> dict[str, Figure]:
+        return cls.for_gpu_model(answers["gpu_model"], market_of(answers).key)
 
 
 def token_hash(token: str) -> str:

@@ -7,7 +7,7 @@ The document format, its mapping to rows and its checks are pure and live in
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from django.core.exceptions import ValidationError
@@ -16,6 +16,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from decider.engine.markets import DEFAULT_MARKET
 from decider.engine.ruledocs import (
     FORMAT,
     Problem,
@@ -294,18 +295,49 @@ def ruleset_rulebook(ruleset: RuleSet) -> RuleBook:
 
 
 @transaction.atomic
-def assumptions_import(document: dict[str, Any], *, replace: bool = False) -> int:
+def assumptions_import(
+    document: dict[str, Any], *, replace: bool = False, markets: Iterable[str] | None = None
+) -> int:
+    """Write the figures of `document` (only those of `markets`, when given)."""
+    if markets is not None:
+        wanted = set(markets)
+        document = {
+            "assumptions": [
+                item
+                for item in document["assumptions"]
+                if item.get("market", DEFAULT_MARKET) in wanted
+            ]
+        }
     if replace:
         Assumption.objects.all().delete()
     count = 0
     for item in document["assumptions"]:
         Assumption.objects.update_or_create(
+            market=item.get("market", DEFAULT_MARKET),
             name=item["name"],
             gpu_model=item.get("gpu_model", ""),
-            defaults={"value": item["value"], "source": item["source"], "as_of": item["as_of"]},
+            defaults={
+                "value": item["value"],
+                "source": item["source"],
+                "source_zh": item.get("source_zh", ""),
+                "as_of": item["as_of"],
+            },
         )
         count += 1
     return count
+
+
+@transaction.atomic
+def assumptions_add_missing(document: dict[str, Any]) -> int:
+    """Add the figures of `document` the database lacks (a new figure, a new market, a new
+    GPU model), leaving every figure it has as it is (an admin may have edited it)."""
+    have = set(Assumption.objects.values_list("market", "name", "gpu_model"))
+    missing = [
+        item
+        for item in document["assumptions"]
+        if (item.get("market", DEFAULT_MARKET), item["name"], item.get("gpu_model", "")) not in have
+    ]
+    return assumptions_import({"assumptions": missing}) if missing else 0
 
 
 @transaction.atomic

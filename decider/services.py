@@ -26,6 +26,7 @@ from decider.engine import costs, questionnaire, scoring
 from decider.engine.batch import Impact, Transition, impact_compute
 from decider.engine.evaluation import Evaluation, answers_evaluate, cost_answers
 from decider.engine.figures import FIGURE_NAMES, Figure, figures_as_dict, figures_from_dict
+from decider.engine.markets import DEFAULT_MARKET, market_of
 from decider.engine.merge import answers_merge
 from decider.models import Assessment, Assumption, ImpactPreview, RuleSet
 from decider.rulesets import ruleset_export, ruleset_rulebook
@@ -58,7 +59,7 @@ def evaluate_now(answers: dict[str, Any], *, currency: str = "USD") -> tuple[Rul
     evaluation = answers_evaluate(
         answers=answers,
         rulebook=ruleset_rulebook(ruleset),
-        figures=Assumption.for_gpu_model(answers["gpu_model"]),
+        figures=Assumption.for_answers(answers),
         currency=currency,
     )
     return ruleset, evaluation
@@ -73,10 +74,15 @@ def pinned_figures(assessment: Assessment) -> dict[str, Figure] | None:
     Names the snapshot lacks (a figure added since) take the current value.
     """
     snapshot = assessment.result or {}
-    gpu_model = assessment.answers.get("gpu_model")
-    if "figures" not in snapshot or snapshot.get("gpu_model") != gpu_model:
-        return None  # never scored, or the GPU model changed: its figures do not apply
-    return {**Assumption.for_gpu_model(gpu_model), **figures_from_dict(snapshot["figures"])}
+    answers = assessment.answers
+    market = market_of(answers).key
+    if (
+        "figures" not in snapshot
+        or snapshot.get("gpu_model") != answers.get("gpu_model")
+        or snapshot.get("market", DEFAULT_MARKET) != market
+    ):
+        return None  # never scored, or the GPU model or market changed: its figures do not apply
+    return {**Assumption.for_answers(answers), **figures_from_dict(snapshot["figures"])}
 
 
 def assessment_evaluate(
@@ -87,7 +93,7 @@ def assessment_evaluate(
     ruleset = assessment.ruleset if (assessment.ruleset and not refresh) else current_ruleset()
     figures = None if refresh else pinned_figures(assessment)
     if figures is None:
-        figures = Assumption.for_gpu_model(answers["gpu_model"])
+        figures = Assumption.for_answers(answers)
     evaluation = answers_evaluate(
         answers=answers, rulebook=ruleset_rulebook(ruleset), figures=figures
     )
@@ -133,9 +139,10 @@ def _take_result(
     assessment.ruleset = ruleset
     assessment.result = {
         "scoring": scoring_data,
-        "assumptions": figures_as_dict(evaluation.figures),
-        "figures": figures_as_dict(figures),
+        "assumptions": figures_as_dict(evaluation.figures, market_of(assessment.answers).currency),
+        "figures": figures_as_dict(figures, market_of(assessment.answers).currency),
         "gpu_model": assessment.answers["gpu_model"],
+        "market": market_of(assessment.answers).key,
     }
     assessment.recommendation = evaluation.result.recommendation or ""
     # Answers the app derived, so a draft rule set can re-score without the cost model.
@@ -155,12 +162,17 @@ def newer_basis(assessment: Assessment) -> dict[str, Any] | None:
     # Compared as saved: a figure added to the model since counts as newer too.
     snapshot = assessment.result if pinned_figures(assessment) is not None else None
     saved = figures_from_dict(snapshot["figures"]) if snapshot else None
-    newer_figures = saved is not None and figures_as_dict(saved) != figures_as_dict(
-        Assumption.for_gpu_model(assessment.answers["gpu_model"])
+    newer_figures = saved is not None and _prices(saved) != _prices(
+        Assumption.for_answers(assessment.answers)
     )
     if not (newer_rules or newer_figures):
         return None
     return {"ruleset": current if newer_rules else None, "figures": newer_figures}
+
+
+def _prices(figures: dict[str, Figure]) -> dict[str, tuple[float, str, str]]:
+    """What makes figures newer: a value, a source or a date (a translation does not)."""
+    return {name: (float(f.value), f.source, f.as_of) for name, f in figures.items()}
 
 
 def assessment_costs(assessment: Assessment, *, currency: str) -> dict[str, Any]:
@@ -182,7 +194,7 @@ def scored_figures(assessment: Assessment) -> dict[str, Figure]:
     missing = set(FIGURE_NAMES) - set(used)
     if not missing:
         return used
-    current = Assumption.for_gpu_model(assessment.answers["gpu_model"])
+    current = Assumption.for_answers(assessment.answers)
     return {**{name: current[name] for name in missing if name in current}, **used}
 
 

@@ -76,7 +76,11 @@ def option_figures(costs: Mapping[str, Any], recommendation: str | None) -> list
                 upfront=sum(lines.get(line, 0.0) for line in UPFRONT_LINES),
                 break_even_month=break_even,
                 resale_only=resale_only,
-                per_useful_hour=costs["totals"][key] / useful_hours if useful_hours else None,
+                per_useful_hour=(
+                    costs["totals"][key] / (useful_hours * costs.get("h100_equivalent", 1.0))
+                    if useful_hours
+                    else None
+                ),
                 owned=_owns(costs, key),
             )
         )

@@ -35,6 +35,7 @@ from decider import limits, pdf, report, services
 from decider import method as decider_method
 from decider.engine import questionnaire
 from decider.engine.costs import CURRENCIES
+from decider.engine.markets import market_of
 from decider.engine.outcomes import outcome_name
 from decider.forms import STEP_FORMS, FiguresStepForm, NameForm, StartForm, StepForm
 from decider.models import (
@@ -211,7 +212,7 @@ def _step_form(step: questionnaire.Step, assessment: Assessment, data: Any = Non
     if issubclass(form_class, FiguresStepForm):
         # The figures the result is scored with: the pinned ones once scored.
         figures = services.pinned_figures(assessment) or Assumption.for_gpu_model(
-            assessment.answers.get("gpu_model", "h100")
+            assessment.answers.get("gpu_model", "h100"), market_of(assessment.answers).key
         )
         return form_class(data, figures=figures, **drawn)
     return form_class(data, **drawn)

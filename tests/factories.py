@@ -116,6 +116,7 @@ def make_figures(**values: float) -> dict[str, Figure]:
     """Every cost line off except servers and cloud on-demand GPU-hours."""
     base = dict.fromkeys(FIGURE_NAMES, 0.0)
     base.update(gpus_per_node=8, server_price=300_000, gpu_hour_on_demand=3.0, usd_cny=7.0)
+    base.update(perf_train_vs_h100=1.0, perf_infer_vs_h100=1.0)  # an H100
     base.update(values)
     return {
         name: Figure(name=name, value=value, source="test", as_of="2025-06-01")
@@ -123,13 +124,17 @@ def make_figures(**values: float) -> dict[str, Figure]:
     }
 
 
-def shipped_figure_rows() -> list[dict[str, Any]]:
-    return json.loads((FIXTURES / "assumptions.json").read_text(encoding="utf-8"))["assumptions"]
+def shipped_figure_rows(market: str = "global") -> list[dict[str, Any]]:
+    """fixtures/assumptions.json: one market's price set."""
+    rows = json.loads((FIXTURES / "assumptions.json").read_text(encoding="utf-8"))["assumptions"]
+    return [row for row in rows if row.get("market", "global") == market]
 
 
-def shipped_figures(gpu_model: str = "h100", **values: float) -> dict[str, Figure]:
-    """fixtures/assumptions.json for one GPU model, with some values changed."""
-    figures = figures_select(rows=shipped_figure_rows(), gpu_model=gpu_model)
+def shipped_figures(
+    gpu_model: str = "h100", market: str = "global", **values: float
+) -> dict[str, Figure]:
+    """fixtures/assumptions.json for one market and GPU model, with some values changed."""
+    figures = figures_select(rows=shipped_figure_rows(market), gpu_model=gpu_model)
     for name, value in values.items():
         old = figures[name]
         figures[name] = Figure(name=name, value=value, source=old.source, as_of=old.as_of)

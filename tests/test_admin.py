@@ -257,7 +257,7 @@ def test_history_records_who_changed_an_option_and_an_assumption(admin_client, a
     assert admin_client.post(change_url(criterion), data).status_code == 302
     assert option.history.first().history_user == admin_user
 
-    assumption = Assumption.objects.get(name="kwh_price")
+    assumption = Assumption.objects.get(market="global", name="kwh_price")
     data = change_form_data(admin_client.get(change_url(assumption))) | {"value": "0.2"}
     assert admin_client.post(change_url(assumption), data).status_code == 302
     record = assumption.history.first()
@@ -340,7 +340,7 @@ def test_the_rule_set_changes_page_lists_who_changed_what(admin_client, draft):
 
 
 def test_it_refuses_to_delete_a_figure_the_cost_model_falls_back_on(admin_client, client):
-    assumption = Assumption.objects.get(name="kwh_price", gpu_model="")
+    assumption = Assumption.objects.get(market="global", name="kwh_price", gpu_model="")
     page = admin_client.get(change_url(assumption)).content.decode()
     assert reverse("admin:decider_assumption_delete", args=[assumption.pk]) not in page
     response = admin_client.post(
@@ -359,18 +359,18 @@ def test_it_refuses_to_delete_a_figure_the_cost_model_falls_back_on(admin_client
 
 
 def test_it_refuses_to_move_a_fallback_figure_to_one_gpu_model(admin_client):
-    assumption = Assumption.objects.get(name="kwh_price", gpu_model="")
+    assumption = Assumption.objects.get(market="global", name="kwh_price", gpu_model="")
     data = change_form_data(admin_client.get(change_url(assumption))) | {"gpu_model": "H100"}
     response = admin_client.post(change_url(assumption), data)
     assert response.status_code == 200
     assert "cannot be deleted or moved to one GPU model" in (
         " ".join(response.context["adminform"].form.errors["gpu_model"])
     )
-    assert Assumption.objects.filter(name="kwh_price", gpu_model="").exists()
+    assert Assumption.objects.filter(market="global", name="kwh_price", gpu_model="").exists()
 
 
 def test_a_figure_for_one_gpu_model_can_be_deleted(admin_client):
-    generic = Assumption.objects.get(name="kwh_price", gpu_model="")
+    generic = Assumption.objects.get(market="global", name="kwh_price", gpu_model="")
     specific = Assumption.objects.create(
         name="kwh_price", gpu_model="H100", value=0.3, source="test", as_of=generic.as_of
     )

@@ -66,7 +66,7 @@ DEFAULTS = shipped_figures("h100")
 
 def test_it_lists_every_figure_once():
     money = {name for name, spec in FIGURES.items() if spec.kind == "money"}
-    assert len(FIGURE_NAMES) == len(set(FIGURE_NAMES)) == 34
+    assert len(FIGURE_NAMES) == len(set(FIGURE_NAMES)) == 36
     assert FIGURE_NAMES[0] == "gpus_per_node"
     assert FIGURE_NAMES[-1] == "usd_cny"
     assert {"server_price", "kwh_price", "gpu_hour_on_demand", "egress_price_tb"} <= money
@@ -170,8 +170,30 @@ def test_it_marks_model_specific_guesses_as_estimates():
     rows = shipped_figure_rows()
     sourced = {("b200", "server_price"), ("b200", "node_kw"), ("a100", "node_kw")}
     for row in rows:
+        if row["name"].startswith("perf_"):
+            continue  # speeds: their own test
         if row["gpu_model"] and (row["gpu_model"], row["name"]) not in sourced:
             assert "estimate" in row["source"].lower(), row
+
+
+@pytest.mark.parametrize("market", ["global", "cn"])
+def test_every_speed_against_an_h100_names_its_basis(market):
+    """A benchmark, a derivation from the specifications, or an estimate saying so."""
+    for row in shipped_figure_rows(market):
+        if row["name"].startswith("perf_") and row["gpu_model"]:
+            basis = row["source"].split(":", 1)[0].lower()
+            assert any(
+                word in row["source"]
+                for word in (
+                    "MLPerf",
+                    "Benchmark",
+                    "Spheron",
+                    "proxy",
+                    "Third-party",
+                    "H100's chip",
+                )
+            ) or basis in ("estimate", "derived", "derived from the specifications"), row
+            assert row["source_zh"], row
 
 
 def test_it_ships_the_domain_figures_for_h100():
@@ -456,6 +478,7 @@ def test_it_returns_plain_json():
         "unit": FIGURES["server_price"].unit.en,
         "source": DEFAULTS["server_price"].source,
         "as_of": DEFAULTS["server_price"].as_of,
+        "source_zh": DEFAULTS["server_price"].source_zh,
     }
 
 

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from decider.charts import charts_for
 from decider.engine import questionnaire, scoring
 from decider.engine.batch import recommendations_batch
+from decider.engine import markets
 from decider.engine.evaluation import answers_evaluate
 from decider.engine.outcomes import OUTCOMES
 from tests.factories import make_answers, shipped_figures, shipped_rulebook
@@ -23,7 +24,9 @@ def evaluate(answers, **figures):
     return answers_evaluate(
         answers=answers,
         rulebook=RULES,
-        figures=shipped_figures(answers.get("gpu_model", "h100"), **figures),
+        figures=shipped_figures(
+            answers.get("gpu_model", "h100"), answers.get("market", "global"), **figures
+        ),
     )
 
 
@@ -212,6 +215,10 @@ def answers_documents(draw):
         if not q.optional
     }
     answers["gpus"] = max(answers["gpus"], 1)
+    market = draw(st.sampled_from([None, *markets.MARKETS]))  # None: answers from before it
+    if market is not None:
+        answers["market"] = market
+    answers["gpu_model"] = draw(st.sampled_from(markets.market_of(answers).gpu_models))
     if draw(st.booleans()):  # the demand as levels instead of an average
         answers["base_gpus"] = draw(st.integers(0, answers["gpus"]))
         answers["peak_share_pct"] = draw(st.floats(0, 100))

@@ -33,6 +33,7 @@ from decider.engine.ruledocs import rulebook_from_document
 fixtures = sys.argv[1]
 rulebook = rulebook_from_document(json.load(open(fixtures + "/ruleset.json")))
 rows = json.load(open(fixtures + "/assumptions.json"))["assumptions"]
+rows = [row for row in rows if row["market"] == "global"]  # one market's price set
 answers, errors = answers_validate(json.loads(sys.argv[2]))
 assert not errors, errors
 evaluation = answers_evaluate(

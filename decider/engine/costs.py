@@ -45,6 +45,7 @@ from decider.engine.figures import (
     figures_values,
 )
 from decider.engine.i18n import gettext_noop
+from decider.engine.markets import currency_rate
 from decider.engine.outcomes import COST_OPTIONS
 
 HOURS_PER_MONTH = 730
@@ -103,6 +104,8 @@ class CostAnswers:
     team_fte: float = 0.0  # the infrastructure people the team already has
     cloud_share: float = 1.0  # share of the work whose data may run in the cloud, 0..1
     excluded: frozenset[str] = field(default_factory=frozenset)  # outcomes the rules exclude
+    prices_in: str = "USD"  # the currency of the price set (its market's, markets.py)
+    workload: str = "training"  # which speed against an H100 counts: training or inference
 
     def __post_init__(self) -> None:
         if isinstance(self.gpus, bool) or not isinstance(self.gpus, int) or self.gpus < 1:
@@ -111,6 +114,8 @@ class CostAnswers:
             raise ValueError(f"utilization must be within 0..1, got {self.utilization!r}")
         if not isinstance(self.horizon_months, int) or self.horizon_months < 1:
             raise ValueError(f"horizon_months must be an integer >= 1, got {self.horizon_months!r}")
+        if self.prices_in not in CURRENCIES:
+            raise ValueError(f"prices_in must be one of {CURRENCIES}, got {self.prices_in!r}")
         if not (math.isfinite(self.dataset_tb) and self.dataset_tb >= 0):
             raise ValueError(f"dataset_tb must be >= 0, got {self.dataset_tb!r}")
         if self.demand_shape not in DEMAND_SHAPES:
@@ -465,10 +470,20 @@ def _migration(params: Mapping[str, float], answers: CostAnswers) -> tuple[float
     return cost, seconds / 86400
 
 
-def _rate(params: Mapping[str, float], currency: str) -> float:
+def _rate(params: Mapping[str, float], answers: CostAnswers, currency: str) -> float:
     if currency not in CURRENCIES:
         raise ValueError(f"currency must be one of {CURRENCIES}, got {currency!r}")
-    return 1.0 if currency == "USD" else params["usd_cny"]
+    return currency_rate(params["usd_cny"], prices_in=answers.prices_in, shown_in=currency)
+
+
+def h100_equivalent(params: Mapping[str, float], workload: str) -> float:
+    """How many H100s one GPU of the chosen model is worth for this workload: inference
+    serving counts its inference speed, training and fine-tuning their training speed, a
+    mix the mean of the two."""
+    train, infer = params["perf_train_vs_h100"], params["perf_infer_vs_h100"]
+    if workload == "inference":
+        return infer
+    return (train + infer) / 2 if workload == "mixed" else train
 
 
 def _cashflow(params: Mapping[str, float], answers: CostAnswers, hybrid: _Plan) -> pd.DataFrame:
@@ -576,7 +591,8 @@ def costs_compute(
 ) -> dict[str, Any]:
     """Everything the pages, charts, the API and the rule engine read of the costs."""
     params = figures_values(figures)
-    rate = _rate(params, currency)
+    rate = _rate(params, answers, currency)
+    equivalent = h100_equivalent(params, answers.workload)
 
     def money(value: float | None) -> float | None:
         return None if value is None else round(float(value) * rate, 2)
@@ -620,11 +636,16 @@ def costs_compute(
             params, answers, cheapest, _plans(params, answers, hybrid), _plain_totals(monthly)
         ),
         "migration": _migration_facts(params, answers, money),
-        "assumptions": figures_as_dict({name: figures[name] for name in FIGURE_NAMES}),
+        "assumptions": figures_as_dict(
+            {name: figures[name] for name in FIGURE_NAMES}, answers.prices_in
+        ),
+        "prices_in": answers.prices_in,
+        # Per-hour figures are per useful H100-equivalent hour: a slower card is not flattered.
+        "h100_equivalent": round(equivalent, 4),
         "per_hour": {
             "utilization_pct": list(UTILIZATION_GRID_PCT),
             **{
-                key: [money(value) for value in values]
+                key: [money(None if value is None else value / equivalent) for value in values]
                 for key, values in _per_hour(params, answers).items()
             },
         },

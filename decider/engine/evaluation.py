@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from decider.engine import costs, questionnaire, scoring
+from decider.engine import costs, markets, questionnaire, scoring
 from decider.engine.figures import Figure, figures_with_overrides
 from decider.engine.text import Text
 
@@ -59,6 +59,8 @@ def cost_answers(
         team_fte=float(answers.get("ops_fte", 0.0)),
         cloud_share=questionnaire.cloud_share_pct(answers) / 100,
         excluded=excluded,
+        prices_in=markets.market_of(answers).currency,
+        workload=answers.get("workload", "training"),
     )
 
 

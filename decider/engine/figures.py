@@ -42,6 +42,13 @@ class FigureSpec:
     adjustable: bool = True
     sensitivity: bool = False
 
+    def unit_in(self, currency: str) -> Text:
+        """The unit with money in `currency` (a price set's own): "CNY per node", "元/节点"."""
+        if self.kind != "money" or currency == "USD":
+            return self.unit
+        zh = {"CNY": "元"}.get(currency, currency)
+        return Text(self.unit.en.replace("USD", currency), self.unit.zh.replace("美元", zh))
+
     def problem(self, value: float, *, shown: str = "") -> str | None:
         """Why `value` cannot be this figure, or None. `shown`: the value as written, when
         `value` (an infinity) stands in for an integer too large for a float."""
@@ -78,10 +85,17 @@ class Figure:
     value: float
     source: str
     as_of: str  # ISO date, e.g. "2025-06-01"
+    source_zh: str = ""  # the source in Chinese, where the data has it
 
     @property
     def spec(self) -> FigureSpec:
         return FIGURES[self.name]
+
+    def source_in(self, language: str | None) -> str:
+        """The source in `language`: Chinese where the data has it, else the English one."""
+        if (language or "").startswith("zh") and self.source_zh:
+            return self.source_zh
+        return self.source
 
 
 def _spec(name: str, en: str, zh: str, unit_en: str, unit_zh: str, **kw: Any) -> FigureSpec:
@@ -399,6 +413,26 @@ FIGURES: dict[str, FigureSpec] = {
             max=1,
         ),
         _spec(
+            "perf_train_vs_h100",
+            "Training speed against an H100",
+            "训练性能（相对 H100）",
+            "H100-equivalents per GPU, training",
+            "每块GPU折合H100数量（训练）",
+            min=0.01,
+            max=20,
+            adjustable=False,
+        ),
+        _spec(
+            "perf_infer_vs_h100",
+            "Inference speed against an H100",
+            "推理性能（相对 H100）",
+            "H100-equivalents per GPU, inference",
+            "每块GPU折合H100数量（推理）",
+            min=0.01,
+            max=20,
+            adjustable=False,
+        ),
+        _spec(
             "usd_cny",
             "Exchange rate",
             "汇率",
@@ -424,6 +458,7 @@ def figures_select(*, rows: Iterable[Mapping[str, Any]], gpu_model: str = "") ->
             value=float(row["value"]),
             source=row["source"],
             as_of=str(row["as_of"]),
+            source_zh=row.get("source_zh") or "",
         )
         model = row.get("gpu_model", "")
         if model == "":
@@ -459,14 +494,18 @@ def figures_values(figures: Mapping[str, Figure]) -> dict[str, float]:
     return values
 
 
-def figures_as_dict(figures: Mapping[str, Figure]) -> dict[str, dict[str, Any]]:
-    """JSON-ready, with the unit from the registry (as saved with a result)."""
+def figures_as_dict(
+    figures: Mapping[str, Figure], currency: str = "USD"
+) -> dict[str, dict[str, Any]]:
+    """JSON-ready, with the unit from the registry in the price set's currency (as saved with
+    a result); `source_zh` only where the data has it."""
     return {
         name: {
             "value": float(f.value),
-            "unit": FIGURES[name].unit.en if name in FIGURES else "",
+            "unit": FIGURES[name].unit_in(currency).en if name in FIGURES else "",
             "source": f.source,
             "as_of": f.as_of,
+            **({"source_zh": f.source_zh} if f.source_zh else {}),
         }
         for name, f in figures.items()
     }
@@ -474,7 +513,13 @@ def figures_as_dict(figures: Mapping[str, Figure]) -> dict[str, dict[str, Any]]:
 
 def figures_from_dict(data: Mapping[str, Mapping[str, Any]]) -> dict[str, Figure]:
     return {
-        name: Figure(name=name, value=d["value"], source=d["source"], as_of=d["as_of"])
+        name: Figure(
+            name=name,
+            value=d["value"],
+            source=d["source"],
+            as_of=d["as_of"],
+            source_zh=d.get("source_zh", ""),
+        )
         for name, d in data.items()
     }
 

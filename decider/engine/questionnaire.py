@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from decider.engine import markets
 from decider.engine.demand import Demand
 from decider.engine.figures import is_finite, key_text, overrides_validate, value_text
 from decider.engine.i18n import gettext, gettext_noop
@@ -31,6 +32,16 @@ GPU_MODELS: tuple[tuple[str, str], ...] = (
     ("b200", "NVIDIA B200"),
     ("a100", "NVIDIA A100"),
     ("l40s", "NVIDIA L40S"),
+    # Sold in mainland China (decider/engine/markets.py says which market prices which).
+    ("h20", "NVIDIA H20"),
+    ("l20", "NVIDIA L20"),
+    ("ascend_910b", "Huawei Ascend 910B"),
+    ("h800", "NVIDIA H800"),
+    ("a800", "NVIDIA A800"),
+)
+MARKET_CHOICES: tuple[tuple[str, str], ...] = (
+    ("global", gettext_noop("Outside mainland China (global prices)")),
+    ("cn", gettext_noop("Mainland China")),
 )
 YES_NO: tuple[tuple[str, str], ...] = (("true", gettext_noop("Yes")), ("false", gettext_noop("No")))
 
@@ -309,6 +320,17 @@ QUESTIONS: dict[str, Question] = {
             min=0,
             max=100,
             unit="%",
+            step="utilization",
+            optional=True,
+        ),
+        Question(
+            "market",
+            "choice",
+            gettext_noop("Where the compute will run"),
+            gettext_noop(
+                "Prices, the GPUs on sale and the currency they are quoted in differ by market."
+            ),
+            choices=MARKET_CHOICES,
             step="utilization",
             optional=True,
         ),
@@ -613,6 +635,15 @@ def answers_problems(
                 "share": name("peak_share_pct"),
                 "derived": f"{derived:.1f}",
             }
+    model, market = answers.get("gpu_model"), markets.market_of(answers)
+    if model is not None and model not in market.gpu_models:
+        problems["gpu_model"] = gettext(
+            "%(model)s is not priced for this “%(market)s”; choose one of %(allowed)s"
+        ) % {
+            "model": dict(GPU_MODELS).get(model, model),
+            "market": name("market"),
+            "allowed": ", ".join(market.gpu_models),
+        }
     if answers.get("residency") == "all" and (answers.get("cloud_share_pct") or 0) > 0:
         problems["cloud_share_pct"] = gettext(
             "must be 0 when “%(residency)s” is all (no data may leave), got %(value)s"

@@ -6,7 +6,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand
 
 from decider.models import Assumption, RuleSet
-from decider.rulesets import assumptions_import, ruleset_import
+from decider.rulesets import assumptions_add_missing, assumptions_import, ruleset_import
 
 FIXTURES = settings.BASE_DIR / "fixtures"
 
@@ -21,8 +21,11 @@ class Command(BaseCommand):
             document = json.loads((FIXTURES / "ruleset.json").read_text(encoding="utf-8"))
             ruleset = ruleset_import(document, version=document.get("version"))
             self.stdout.write(f"Loaded rule set {ruleset}.")
-        if Assumption.objects.exists():
-            self.stdout.write("Cost assumptions already loaded; left as they are.")
-        else:
-            document = json.loads((FIXTURES / "assumptions.json").read_text(encoding="utf-8"))
+        document = json.loads((FIXTURES / "assumptions.json").read_text(encoding="utf-8"))
+        if not Assumption.objects.exists():
             self.stdout.write(f"Loaded {assumptions_import(document)} cost assumptions.")
+        elif added := assumptions_add_missing(document):
+            # A figure, market or GPU model new in this release; edited figures stay.
+            self.stdout.write(f"Added {added} cost assumptions new in this release.")
+        else:
+            self.stdout.write("Cost assumptions already loaded; left as they are.")
