@@ -17,7 +17,7 @@ from django.utils.functional import lazy
 from django.utils.translation import get_language, gettext, gettext_lazy
 from django.utils.translation import gettext_lazy as _
 
-from decider.engine import questionnaire
+from decider.engine import markets, questionnaire
 from decider.engine.figures import ADJUSTABLE_NAMES, FIGURES, Figure
 from decider.models import NAME_MAX_LENGTH
 from decider.templatetags.decider_tags import month_text
@@ -90,6 +90,34 @@ def question_field(question: questionnaire.Question, *, required: bool = True) -
     )
 
 
+def gpu_model_choices() -> list[tuple[str, str]]:
+    """Each GPU model with where it is priced and its speed against an H100, from the figures
+    ("NVIDIA H20 · Mainland China · training 0.15×, inference 1.1× an H100")."""
+    from decider.models import Assumption
+
+    language = get_language() or "en"
+    speeds: dict[tuple[str, str], float] = {}
+    for model, name, value in Assumption.objects.filter(
+        name__in=["perf_train_vs_h100", "perf_infer_vs_h100"]
+    ).values_list("gpu_model", "name", "value"):
+        speeds[(model or "h100", name)] = value  # the generic row is the H100 itself
+    choices = []
+    for value, label in questionnaire.GPU_MODELS:
+        where = " / ".join(
+            m.label.get(language) for m in markets.MARKETS.values() if value in m.gpu_models
+        )
+        train = speeds.get((value, "perf_train_vs_h100"))
+        infer = speeds.get((value, "perf_infer_vs_h100"))
+        text = f"{label} · {where}"
+        if train is not None and infer is not None:
+            text += " · " + gettext("training %(train)s×, inference %(infer)s× an H100") % {
+                "train": f"{train:g}",
+                "infer": f"{infer:g}",
+            }
+        choices.append((value, text))
+    return choices
+
+
 def _choice_message(question: questionnaire.Question) -> Any:
     if question.kind == "bool":
         return lazy(lambda: gettext("%(label)s: choose Yes or No.") % _named(question), str)()
@@ -118,6 +146,8 @@ class StepForm(forms.Form):
         initial["revision"] = revision
         initial["base"] = json.dumps(questionnaire.step_answers(self.step, saved))
         super().__init__(data, initial=initial)
+        if "gpu_model" in self.fields:
+            cast(forms.ChoiceField, self.fields["gpu_model"]).choices = gpu_model_choices()
 
     def clean_revision(self) -> int | None:
         try:

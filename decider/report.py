@@ -306,13 +306,16 @@ def _outcomes_explained(result: scoring.Result) -> list[dict[str, Any]]:
 def _figure_rows(costs: Mapping[str, Any], *, overrides: Mapping[str, float]) -> list[dict]:
     """The cost figures used, by the name the page shows, with their unit in its language."""
     language = get_language() or "en"
+    prices_in = costs.get("prices_in", "USD")  # the price set's own currency
+    chinese = language.startswith("zh")
     rows = [
         {
             "name": name,
             "label": FIGURES[name].label.get(language),
             "overridden": name in overrides,
             **data,
-            "unit": FIGURES[name].unit.get(language),
+            "source": (data.get("source_zh") if chinese else None) or data["source"],
+            "unit": FIGURES[name].unit_in(prices_in).get(language),
         }
         for name, data in costs["assumptions"].items()
     ]

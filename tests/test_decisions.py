@@ -10,9 +10,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from decider.charts import charts_for
-from decider.engine import questionnaire, scoring
+from decider.engine import markets, questionnaire, scoring
 from decider.engine.batch import recommendations_batch
-from decider.engine import markets
 from decider.engine.evaluation import answers_evaluate
 from decider.engine.outcomes import OUTCOMES
 from tests.factories import make_answers, shipped_figures, shipped_rulebook

@@ -75,6 +75,7 @@ def test_a_figure_gets_its_range_in_the_message(client, growth):
     assert "enter a number from 0 to 1." in field_html(page, "cost_spot_share")
 
 
+@pytest.mark.django_db  # the GPU models' labels carry their speeds, from the figures
 def test_the_messages_come_from_the_questions_declared_bounds_and_units():
     for key, question in questionnaire.QUESTIONS.items():
         if question.kind not in ("int", "float"):
@@ -87,6 +88,7 @@ def test_the_messages_come_from_the_questions_declared_bounds_and_units():
             assert question.allowed().endswith(question.unit)
 
 
+@pytest.mark.django_db  # the GPU models' labels carry their speeds, from the figures
 def test_the_message_reads_in_chinese_too():
     with override("zh-hans"):
         form = STEP_FORMS["utilization"]({"gpus": "0"}, saved={}, revision=0)

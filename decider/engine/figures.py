@@ -22,6 +22,7 @@ Kind = Literal["money", "share", "number"]
 
 # What a figure set for one assessment is marked with, instead of a source.
 OVERRIDE_SOURCE = "set for this assessment"
+OVERRIDE_SOURCE_ZH = "本评估自行设定"
 
 
 @dataclass(frozen=True)
@@ -474,7 +475,7 @@ def figures_with_overrides(
     """The figures with the ones set for one assessment replaced."""
     merged = dict(figures)
     for name, value in overrides.items():
-        merged[name] = Figure(name, value, OVERRIDE_SOURCE, merged[name].as_of)
+        merged[name] = Figure(name, value, OVERRIDE_SOURCE, merged[name].as_of, OVERRIDE_SOURCE_ZH)
     return merged
 
 

@@ -8,6 +8,7 @@ from django.utils import translation
 from django.utils.translation import gettext
 
 from decider.engine.costs import CURRENCIES
+from decider.engine.figures import FIGURES
 from decider.engine.outcomes import outcome_name
 from decider.engine.questionnaire import (
     MAX_DOCUMENT_BYTES,
@@ -93,5 +94,13 @@ class Command(BaseCommand):
         lines.append(f"Totals over {data['costs']['horizon_months']} months ({currency}):")
         for key, value in totals.items():
             lines.append(f"  {key:16} {value:,.0f}")
+        prices_in = data["costs"].get("prices_in", "USD")
+        lines.append(f"Cost figures ({prices_in} price set):")
+        language = translation.get_language() or "en"
+        for name, figure in data["costs"]["assumptions"].items():
+            chinese = figure.get("source_zh") if language.startswith("zh") else None
+            unit = FIGURES[name].unit_in(prices_in).get(language) if name in FIGURES else ""
+            source = chinese or figure["source"]
+            lines.append(f"  {name:24} {figure['value']:g} {unit} · {source} ({figure['as_of']})")
         lines.append(f"Rule set version: {data['ruleset_version']}")
         return "\n".join(lines)
