@@ -249,6 +249,7 @@ class FiguresStepForm(StepForm):
             if name not in figures:
                 continue
             spec, figure = FIGURES[name], figures[name]
+            currency = markets.market_of(saved).currency  # the price set's own
             label = spec.label.get(language)
             allowed = questionnaire.range_text(whole=spec.whole, low=spec.min, high=spec.max)
             self.fields[f"cost_{name}"] = NumberField(
@@ -259,7 +260,8 @@ class FiguresStepForm(StepForm):
                 max_value=spec.max,
                 required=False,  # left empty: the default figure
                 initial=_plain(overrides.get(name, figure.value)),
-                help_text=f"{spec.unit.get(language)} · {figure.source} ({month_text(figure.as_of)})",
+                help_text=f"{spec.unit_in(currency).get(language)} · "
+                f"{figure.source_in(language)} ({month_text(figure.as_of)})",
             )
 
     def cost_fields(self) -> list[forms.BoundField]:

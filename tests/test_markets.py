@@ -142,3 +142,16 @@ def test_load_defaults_adds_a_new_market_and_keeps_an_edited_figure(rules):
     assert Assumption.objects.filter(market="cn").count() > 30
     edited.refresh_from_db()
     assert edited.value == 0.2
+
+
+@pytest.mark.django_db
+def test_the_budget_step_of_a_mainland_assessment_speaks_in_its_price_set(client, rules):
+    from tests.factories import make_assessment
+
+    _assessment, edit, _view = make_assessment(answers=BEIJING_STARTUP_ON_H20)
+    page = client.get(
+        reverse("decider-step", args=[edit, "budget"]), headers={"Accept-Language": "zh-hans"}
+    )
+    text = page.content.decode()
+    assert "元/节点" in text and "美元/节点" not in text
+    assert "经销商报价 8×H20 服务器约 120 万元" in text and "2024年7月" in text
