@@ -155,3 +155,65 @@ def test_the_budget_step_of_a_mainland_assessment_speaks_in_its_price_set(client
     text = page.content.decode()
     assert "元/节点" in text and "美元/节点" not in text
     assert "经销商报价 8×H20 服务器约 120 万元" in text and "2024年7月" in text
+
+
+@pytest.mark.django_db
+def test_a_mainland_result_keeps_its_prices_and_only_its_own_market_makes_them_newer(client, rules):
+    from decider import services
+    from tests.factories import make_assessment
+
+    assessment, edit, _view = make_assessment(answers=BEIJING_STARTUP_ON_H20)
+    services.assessment_score(assessment)
+    price = assessment.result["assumptions"]["gpu_hour_on_demand"]["value"]
+    assert price == 7.5  # the H20's mainland price, in CNY
+    Assumption.objects.filter(market="global").update(value=1.0)  # another market's edit
+    assert services.newer_basis(assessment) is None
+    Assumption.objects.filter(market="cn", name="gpu_hour_on_demand", gpu_model="").update(
+        value=9.0
+    )
+    assert services.newer_basis(assessment) == {"ruleset": None, "figures": True}
+    page = client.get(reverse("decider-result", args=[edit])).content.decode()
+    assessment.refresh_from_db()
+    assert assessment.result["assumptions"]["gpu_hour_on_demand"]["value"] == 7.5
+    assert "Some price figures have changed" in page
+
+
+@pytest.mark.django_db
+def test_an_admin_edits_a_mainland_figure_with_history(admin_client):
+    from tests.adminforms import change_form_data, change_url
+
+    figure = Assumption.objects.get(market="cn", name="kwh_price", gpu_model="")
+    data = change_form_data(admin_client.get(change_url(figure))) | {"value": "0.55"}
+    assert admin_client.post(change_url(figure), data).status_code == 302
+    record = figure.history.first()
+    assert (record.market, record.value, record.source_zh) == ("cn", 0.55, figure.source_zh)
+
+
+@pytest.fixture
+def admin_client(client, django_user_model, rules):
+    user = django_user_model.objects.create_superuser("admin", "a@example.com", "pw-Decider-1")
+    client.force_login(user)
+    return client
+
+
+@pytest.mark.browser
+@pytest.mark.django_db
+def test_the_mainland_pdf_prints_in_chinese_with_cny_and_chinese_sources(client, rules):
+    import io
+    import unicodedata
+
+    import pypdf
+
+    body = json.dumps({"name": "上海某银行", "answers": SHANGHAI_BANK_ON_ASCEND})
+    created = client.post(
+        reverse("decider-api-assessments"), body, content_type="application/json"
+    ).json()
+    pdf_url = created["view_url"].split("//", 1)[1].split("/", 1)[1]
+    response = client.get("/" + pdf_url + "report.pdf", headers={"Accept-Language": "zh-hans"})
+    assert response["Content-Type"] == "application/pdf"
+    reader = pypdf.PdfReader(io.BytesIO(response.content))
+    text = " ".join(" ".join(page.extract_text().split()) for page in reader.pages)
+    text = unicodedata.normalize("NFKC", text).replace(" ", "")  # the fonts' radicals (⾃→自)
+    assert "本地自建GPU集群" in text and "¥" in text and "万" in text
+    assert "路透社" in text  # the Ascend card price's source, in Chinese
+    assert "Estimate:" not in text and "USDpernode" not in text
