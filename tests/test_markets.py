@@ -217,3 +217,17 @@ def test_the_mainland_pdf_prints_in_chinese_with_cny_and_chinese_sources(client,
     assert "本地自建GPU集群" in text and "¥" in text and "万" in text
     assert "路透社" in text  # the Ascend card price's source, in Chinese
     assert "Estimate:" not in text and "USDpernode" not in text
+
+
+@pytest.mark.django_db
+def test_the_impact_preview_rescoring_counts_mainland_results(rules):
+    from decider import services
+    from decider.models import RuleSet
+    from decider.rulesets import ruleset_draft
+    from tests.factories import make_assessment
+
+    for answers in (SHANGHAI_BANK_ON_ASCEND, BEIJING_STARTUP_ON_H20):
+        assessment, _edit, _view = make_assessment(answers=answers)
+        services.assessment_score(assessment)
+    impact = services.ruleset_impact(ruleset_draft(RuleSet.current()))
+    assert impact.total == 2 and impact.changed == 0  # an unchanged draft changes nothing
