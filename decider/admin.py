@@ -879,7 +879,17 @@ class AssumptionAdmin(HistoryAdmin):
 class AssessmentAdmin(admin.ModelAdmin):
     list_display = ["__str__", "recommendation", "ruleset", "updated_at"]
     list_filter = ["ruleset", "recommendation"]
+    # The rule set in the same query; the list never reads the answers or the saved result
+    # (tens of kB each), so they stay in the database.
+    list_select_related = ["ruleset"]
     search_fields = ["name"]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet:
+        queryset = super().get_queryset(request)
+        if request.resolver_match and request.resolver_match.url_name.endswith("_changelist"):
+            queryset = queryset.defer("answers", "result", "derived")
+        return queryset
+
     readonly_fields = [
         "recommendation",
         "answers",

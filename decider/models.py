@@ -291,6 +291,8 @@ class Assessment(models.Model):
 
     class Meta:
         ordering = ["-updated_at"]
+        # What the admin list and "My assessments" sort by.
+        indexes = [models.Index(fields=["-updated_at"], name="assessment_updated")]
         verbose_name = _("assessment")
         verbose_name_plural = _("assessments")
 

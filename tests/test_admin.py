@@ -6,6 +6,8 @@ import time
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from decider.models import Assumption, Criterion, RuleSet
@@ -377,3 +379,20 @@ def test_a_figure_for_one_gpu_model_can_be_deleted(admin_client):
     delete = reverse("admin:decider_assumption_delete", args=[specific.pk])
     assert admin_client.post(delete, {"post": "yes"}).status_code == 302
     assert not Assumption.objects.filter(pk=specific.pk).exists()
+
+
+def test_the_assessment_list_costs_the_same_queries_for_many_rows(
+    admin_client, v1, django_assert_max_num_queries
+):
+    for _ in range(3):
+        make_assessment(ruleset=v1)
+    url = reverse("admin:decider_assessment_changelist")
+    with CaptureQueriesContext(connection) as few:
+        admin_client.get(url)
+    for _ in range(30):
+        make_assessment(ruleset=v1)
+    with django_assert_max_num_queries(len(few.captured_queries)):
+        page = admin_client.get(url)
+    assert page.status_code == 200 and "v1" in page.content.decode()
+    listed = [q["sql"] for q in few.captured_queries if '"result"' in q["sql"]]
+    assert not listed, "the list reads the saved results"
