@@ -886,7 +886,8 @@ class AssessmentAdmin(admin.ModelAdmin):
 
     def get_queryset(self, request: HttpRequest) -> QuerySet:
         queryset = super().get_queryset(request)
-        if request.resolver_match and request.resolver_match.url_name.endswith("_changelist"):
+        match = request.resolver_match
+        if match is not None and (match.url_name or "").endswith("_changelist"):
             queryset = queryset.defer("answers", "result", "derived")
         return queryset
 
