@@ -3,6 +3,7 @@ and costs per useful H100-equivalent hour."""
 
 import json
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 from django.core.management import call_command
@@ -38,6 +39,16 @@ PERSONAS = {
     "shanghai-bank-ascend": (SHANGHAI_BANK_ON_ASCEND, "onprem"),
     "growing-company-mix": (GROWING_MIX_OF_CLOUD_AND_OWN, "hybrid"),
 }
+
+
+def _created(client, name, answers):
+    """An assessment made through the API, as a script would: its links."""
+    body = json.dumps({"name": name, "answers": answers})
+    response = client.post(
+        reverse("decider-api-assessments"), body, content_type="application/json"
+    )
+    assert response.status_code == 201, response.content
+    return response.json()
 
 
 def evaluate(answers, currency="CNY"):
@@ -111,10 +122,7 @@ def test_a_model_not_sold_in_the_market_is_refused_naming_the_key(client, rules)
 
 @pytest.mark.django_db
 def test_a_mainland_result_page_reads_in_chinese_with_chinese_sources(client, rules):
-    body = json.dumps({"name": "北京初创 H20", "answers": BEIJING_STARTUP_ON_H20})
-    created = client.post(
-        reverse("decider-api-assessments"), body, content_type="application/json"
-    ).json()
+    created = _created(client, "北京初创 H20", BEIJING_STARTUP_ON_H20)
     page = client.get(created["edit_url"], headers={"Accept-Language": "zh-hans"})
     text = page.content.decode()
     assert page.status_code == 200
@@ -204,12 +212,9 @@ def test_the_mainland_pdf_prints_in_chinese_with_cny_and_chinese_sources(client,
 
     import pypdf
 
-    body = json.dumps({"name": "上海某银行", "answers": SHANGHAI_BANK_ON_ASCEND})
-    created = client.post(
-        reverse("decider-api-assessments"), body, content_type="application/json"
-    ).json()
-    pdf_url = created["view_url"].split("//", 1)[1].split("/", 1)[1]
-    response = client.get("/" + pdf_url + "report.pdf", headers={"Accept-Language": "zh-hans"})
+    created = _created(client, "上海某银行", SHANGHAI_BANK_ON_ASCEND)
+    view_path = urlsplit(created["view_url"]).path
+    response = client.get(view_path + "report.pdf", headers={"Accept-Language": "zh-hans"})
     assert response["Content-Type"] == "application/pdf"
     reader = pypdf.PdfReader(io.BytesIO(response.content))
     text = " ".join(" ".join(page.extract_text().split()) for page in reader.pages)
