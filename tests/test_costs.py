@@ -10,9 +10,12 @@ from decider.engine.costs import (
     OPTIONS,
     CostAnswers,
     _cashflow,
+    _hybrid_best,
+    _hybrid_curve,
     _Plan,
     cost_verdict,
     costs_compute,
+    hybrid_bases,
 )
 from decider.engine.figures import (
     FIGURE_NAMES,
@@ -393,6 +396,54 @@ def test_it_makes_hybrid_the_pure_options_at_both_ends(answers):
 def test_it_tries_every_node_size_as_the_owned_base():
     costs = costs_compute(answers=make_answers(gpus=20), figures=DEFAULTS)
     assert costs["hybrid_curve"]["owned_gpus"] == [0, 8, 16, 20]
+
+
+# Clusters big enough that the search skips bases, with every figure that bends the curve
+# moved: the team, its minimum, people per node, the rates, the share that may leave.
+large_answers = st.builds(
+    CostAnswers,
+    gpus=st.integers(200, 3000),
+    utilization=st.floats(0.01, 1),
+    horizon_months=st.sampled_from([6, 12, 36, 60, 120]),
+    dataset_tb=st.floats(0, 500),
+    has_datacenter=st.booleans(),
+    demand_shape=st.sampled_from(["steady", "moderate", "peaky"]),
+    team_fte=st.floats(0, 40),
+    cloud_share=st.sampled_from([1.0, 0.8, 0.5, 0.0]),
+)
+moved_figures = st.fixed_dictionaries(
+    {
+        "gpus_per_node": st.sampled_from([1, 4, 8]),
+        "onprem_min_fte": st.floats(0, 10),
+        "onprem_fte": st.floats(0, 1),
+        "cloud_fte": st.floats(0, 1),
+        "gpu_hour_reserved_3y": st.floats(0.5, 4),
+        "gpu_hour_reserved_1y": st.floats(0.5, 4),
+        "hiring_months": st.floats(0, 12),
+        "lead_time_months": st.floats(0, 12),
+    }
+)
+
+
+@given(answers=large_answers, moved=moved_figures)
+@settings(max_examples=60, deadline=None)
+def test_the_hybrid_search_finds_the_cheapest_of_every_base(answers, moved):
+    params = {**figures_values(DEFAULTS), **moved}
+    every = hybrid_bases(params, answers)
+    searched = [plan.owned for plan, _ in _hybrid_curve(params, answers)]
+    assert len(searched) <= 60  # of up to 3,000 bases
+    assert set(searched) <= set(every) and {every[0], every[-1]} <= set(searched)
+    assert _hybrid_best(_hybrid_curve(params, answers)) == _hybrid_best(
+        _hybrid_curve(params, answers, every)
+    )
+
+
+def test_it_prices_a_hundred_thousand_gpus_at_a_readable_number_of_bases():
+    costs = costs_compute(answers=make_answers(gpus=100_000), figures=DEFAULTS)
+    owned = costs["hybrid_curve"]["owned_gpus"]
+    assert 25 <= len(owned) <= 60 and owned == sorted(owned)
+    assert owned[0] == 0 and owned[-1] == 100_000
+    assert costs["hybrid_owned_gpus"] in owned
 
 
 def test_it_breaks_hybrid_ties_towards_fewer_owned_gpus():

@@ -60,6 +60,9 @@ DEMAND_SHAPES = SHAPE_BASE_SHARE
 # present value for the verdict to be "clear".
 CLEAR_GAP_PCT = 15.0
 SENSITIVITY_STEP = 0.2
+# Up to this many owned bases the hybrid curve shows every one; above, the turns and an
+# even sample (a chart and a table of 12,500 points at 100,000 GPUs read no better).
+HYBRID_CURVE_POINTS = 25
 # The source's rule of thumb (§七): at or above 70 % average utilization owning
 # is cheaper, at or below 30 % renting is.
 SELF_BUILD_FROM, CLOUD_UP_TO = 0.70, 0.30
@@ -371,13 +374,70 @@ def _hybrid_floor(params: Mapping[str, float], answers: CostAnswers) -> int:
     return min(math.ceil((1 - answers.cloud_share) * answers.gpus - 1e-9), answers.gpus)
 
 
-def _hybrid_curve(params: Mapping[str, float], answers: CostAnswers) -> list[tuple[_Plan, float]]:
-    """Total cost for each owned base (whole nodes), the cloud mix above it chosen best."""
+def hybrid_bases(params: Mapping[str, float], answers: CostAnswers) -> list[int]:
+    """Every owned base the hybrid may choose: whole nodes from the floor, and the peak."""
     step = int(params["gpus_per_node"])
     floor = _hybrid_floor(params, answers)
-    owned = sorted({floor, answers.gpus, *range(0, answers.gpus, step)} - set(range(floor)))
+    return sorted({floor, answers.gpus, *range(0, answers.gpus, step)} - set(range(floor)))
+
+
+def _hybrid_turns(params: Mapping[str, float], answers: CostAnswers) -> list[float]:
+    """Where the hybrid total, a function of the owned GPUs, may change slope or jump.
+
+    Between two whole-node bases every cost line is linear in the owned GPUs
+    except at these points: the base demand level (the split, power and the
+    rents-or-not switch), the owned size where committing the whole rented peak
+    starts to beat renting it on demand, and the sizes where the people needed
+    cross the minimum team, the team the assessment already has, or where the
+    platform's people stop fitting in what the cluster leaves of the team
+    (hires, and with them the hiring delay, start or stop).
+    """
+    step = params["gpus_per_node"]
+    demand = answers.demand
+    turns = [demand.base]
+    committed, on_demand = _commit_rate(params, answers), _on_demand_rate(params)
+    if committed != on_demand:
+        turns.append((committed * demand.peak - on_demand * demand.mean) / (committed - on_demand))
+    per_owned, per_rented = params["onprem_fte"], params["cloud_fte"]
+    least, team = params["onprem_min_fte"], answers.team_fte
+    all_nodes = _nodes(params, answers.gpus)
+    nodes = []
+    if per_owned > 0:
+        nodes += [least / per_owned, team / per_owned]
+    if per_rented > 0:
+        nodes.append(all_nodes - max(team - least, 0.0) / per_rented)
+    if per_owned != per_rented:
+        nodes.append((team - all_nodes * per_rented) / (per_owned - per_rented))
+    return turns + [n * step for n in nodes]
+
+
+def _hybrid_search_bases(params: Mapping[str, float], answers: CostAnswers) -> list[int]:
+    """The bases the search prices: those beside every turn, the two ends, and an even
+    sample for the chart. Within a run of bases between two turns the total is linear,
+    so its cheapest base is an end of the run: the cheapest of these is the cheapest
+    of all (tests/test_costs.py checks it against every base)."""
+    bases = hybrid_bases(params, answers)
+    if len(bases) <= HYBRID_CURVE_POINTS:
+        return bases
+    step = int(params["gpus_per_node"])
+    low, high = bases[0], bases[-1]
+    picked = {low, high, bases[1], bases[-2]}  # the floor and the peak may be part nodes
+    for turn in _hybrid_turns(params, answers):
+        if math.isfinite(turn):
+            node = math.floor(turn / step)
+            picked.update((node + k) * step for k in (-1, 0, 1, 2))
+    sample = np.linspace(0, len(bases) - 1, HYBRID_CURVE_POINTS).round().astype(int)
+    picked.update(bases[i] for i in sample)
+    return sorted(b for b in picked if low <= b <= high and (b % step == 0 or b in (low, high)))
+
+
+def _hybrid_curve(
+    params: Mapping[str, float], answers: CostAnswers, bases: Iterable[int] | None = None
+) -> list[tuple[_Plan, float]]:
+    """Total cost for each owned base (by default the search's), the cloud mix above it
+    chosen best."""
     curve = []
-    for gpus in owned:
+    for gpus in _hybrid_search_bases(params, answers) if bases is None else bases:
         plan = _Plan(gpus, _best_commitment(params, answers, gpus) if gpus < answers.gpus else 0)
         curve.append((plan, lines_total(_plan_lines(params, answers, plan))))
     return curve
