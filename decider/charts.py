@@ -7,13 +7,11 @@ only scatter and bar traces are used, so the plotly-basic bundle draws them.
 from __future__ import annotations
 
 import html
-import json
 import math
 import textwrap
 from dataclasses import dataclass
 from typing import Any
 
-import plotly.graph_objects as go
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
@@ -179,7 +177,7 @@ def _legend_name(name: str, key: str, recommended: str | None) -> str:
 
 
 def _figure(
-    traces: list[go.BaseTraceType],
+    traces: list[dict[str, Any]],
     *,
     title: str,
     x_title: str,
@@ -190,26 +188,27 @@ def _figure(
     """A figure dict. `meta` carries what charts.js needs beyond Plotly: `narrow`, layout
     updates for a container under 480 px (a phone); `min_height`, the height below which
     the bars lose their labels; `top`, room above the plot for labels sitting there."""
-    fig = go.Figure(
-        data=traces,
-        layout=go.Layout(
-            template="none",
-            autosize=True,
-            margin=_MARGIN,
-            title={"text": title},
-            xaxis={"title": {"text": x_title}, "automargin": True, **layout.pop("xaxis", {})},
-            yaxis={"title": {"text": y_title}, "automargin": True, **layout.pop("yaxis", {})},
+    figure = {
+        "data": traces,
+        "layout": {
+            "autosize": True,
+            "margin": _MARGIN,
+            "title": {"text": title},
+            "xaxis": {"title": {"text": x_title}, "automargin": True, **layout.pop("xaxis", {})},
+            "yaxis": {"title": {"text": y_title}, "automargin": True, **layout.pop("yaxis", {})},
             # Below the x-axis title, so the two never overlap.
-            legend={"orientation": "h", "y": -0.28, "yanchor": "top"},
-            meta=meta or {},
+            "legend": {"orientation": "h", "y": -0.28, "yanchor": "top"},
+            "meta": meta or {},
             **layout,
-        ),
-    )
-    # fig.to_json() applies Plotly's encoder (numpy, NaN); the dict round trip
-    # guarantees the result json.dumps cleanly.
-    figure = json.loads(fig.to_json())
+        },
+    }
     _money_ticks_zh(figure)
     return figure
+
+
+def _trace(kind: str, **attributes: Any) -> dict[str, Any]:
+    """A trace as plotly.js reads it: its type and attributes, nothing added."""
+    return {"type": kind, **attributes}
 
 
 def _side(share: float) -> str:
@@ -271,13 +270,14 @@ def _resale_credit(costs: dict, key: str) -> float:
     return costs["breakdown"].get(key, {}).get("residual") or 0
 
 
-def _resale_step(costs: dict, key: str, before: float) -> tuple[go.Scatter, dict, str]:
+def _resale_step(costs: dict, key: str, before: float) -> tuple[dict, dict, str]:
     """The resale credit as a labelled step down at the horizon, in the option's colour:
     a step a reader can name, not a cliff at the end of the line."""
     months, currency = costs["horizon_months"], costs["currency"]
     after = costs["cumulative"][key][-1]
     credit = _money_short(-_resale_credit(costs, key), currency)
-    trace = go.Scatter(
+    trace = _trace(
+        "scatter",
         x=[months, months],
         y=[before, after],
         mode="lines+markers",
@@ -327,7 +327,8 @@ def chart_cumulative(costs: dict, *, recommended: str | None = None) -> Chart:
             # The line ends before the credit; the step below draws the credit itself.
             y[-1] -= credit
         traces.append(
-            go.Scatter(
+            _trace(
+                "scatter",
                 x=x,
                 y=y,
                 mode="lines",
@@ -387,7 +388,8 @@ def chart_per_hour(costs: dict, *, recommended: str | None = None) -> Chart:
     # 0 % has no useful hours; leave it out rather than plot a gap.
     x = per_hour["utilization_pct"][1:]
     traces = [
-        go.Scatter(
+        _trace(
+            "scatter",
             x=x,
             y=per_hour[key][1:],
             mode="lines+markers",
@@ -473,7 +475,8 @@ def chart_hybrid(costs: dict, *, recommended: str | None = None) -> Chart:
     best_total = curve["total"][curve["owned_gpus"].index(owned)]
     width = RECOMMENDED_WIDTH if recommended == "hybrid" else LINE_WIDTH
     traces = [
-        go.Scatter(
+        _trace(
+            "scatter",
             x=curve["owned_gpus"],
             y=curve["total"],
             mode="lines+markers",
@@ -481,7 +484,8 @@ def chart_hybrid(costs: dict, *, recommended: str | None = None) -> Chart:
             line={"color": COLORS["hybrid"], "width": width},
             marker={"color": COLORS["hybrid"], "size": 6},
         ),
-        go.Scatter(
+        _trace(
+            "scatter",
             x=[owned],
             y=[best_total],
             mode="markers",
@@ -570,14 +574,16 @@ def chart_tornado(costs: dict, *, recommended: str | None = None) -> Chart:
     language = get_language() or "en"
     labels = [FIGURES[row["name"]].label.get(language) for row in rows_in]
     traces = [
-        go.Bar(
+        _trace(
+            "bar",
             y=labels,
             x=[row["low"] for row in rows_in],
             orientation="h",
             name=_("Assumption −20 %"),
             marker={"color": COLORS["low"]},
         ),
-        go.Bar(
+        _trace(
+            "bar",
             y=labels,
             x=[row["high"] for row in rows_in],
             orientation="h",
@@ -720,7 +726,8 @@ def chart_breakdown(costs: dict, *, recommended: str | None = None) -> Chart:
         for name, option in zip(names, options, strict=True)
     ]
     traces = [
-        go.Bar(
+        _trace(
+            "bar",
             x=names,
             y=[costs["breakdown"][option].get(line) or 0 for option in options],
             name=_(LINE_LABELS[line]),
@@ -815,7 +822,8 @@ def chart_compare(
     traces = []
     for key in COMPARE_OPTIONS:
         traces.append(
-            go.Bar(
+            _trace(
+                "bar",
                 x=groups,
                 y=[costs["totals"][key] for _name, costs in named_costs],
                 name=cost_option_label(key),
