@@ -498,3 +498,29 @@ def test_compare_keeps_same_named_assessments_apart_and_names_inert(costs):
 
 def test_money_ticks_give_way_to_plotly_on_numbers_it_cannot_read():
     assert money_ticks(2.0, float("inf"), "USD") == {"type": "log"}
+
+
+@pytest.mark.parametrize(
+    "costs_of",
+    [
+        make_costs,
+        lambda: make_costs(currency="CNY", utilization=0.9, horizon_months=12),
+        lambda: make_costs(gpus=8, has_datacenter=False, team_fte=0.0, demand_shape="peaky"),
+    ],
+    ids=["growth", "cny-steady", "small-peaky"],
+)
+@pytest.mark.parametrize("language", ["en", "zh-hans"])
+def test_every_figure_is_one_plotly_js_draws_as_written(costs_of, language):
+    """The figures are plain dicts, so nothing checks them on the way to the page: a
+    misspelt attribute would be dropped by plotly.js without a word. Plotly's own schema
+    checks them here (the only place the plotly package is imported), and the page's JSON
+    must parse in a browser (no NaN)."""
+    import plotly.graph_objects as go
+
+    costs = costs_of()
+    with override(language):
+        figures = [chart.figure for chart in charts_for(costs, recommended="hybrid")]
+        figures.append(chart_compare([("A", costs), ("B", make_costs(gpus=16))]).figure)
+    for figure in figures:
+        go.Figure(figure)  # raises ValueError naming any attribute plotly.js does not know
+        json.dumps(figure, allow_nan=False)
