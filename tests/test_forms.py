@@ -269,3 +269,30 @@ def test_every_page_starts_with_a_skip_link_to_its_content(client, growth):
         target = re.fullmatch(r'<a class="skip-link" href="#([\w-]+)">', first)
         assert target, (url, first)
         assert f'id="{target.group(1)}"' in body, url
+
+
+def _without_csrf(html: str) -> str:
+    html = re.sub(r"\"X-CSRFToken\": \"[^\"]*\"", "csrf", html)
+    return re.sub(r'name="csrfmiddlewaretoken" value="[^"]*"', "csrf", html)
+
+
+@pytest.mark.parametrize("step", questionnaire.STEPS, ids=lambda s: s.slug)
+def test_the_form_renderer_draws_what_djangos_templates_draw(growth, client, settings, step):
+    """decider.renderers draws inputs and radio options without a template each: every step,
+    as first drawn and with errors, must come out byte for byte as Django's templates draw
+    it, the result page's what-if form too."""
+    _assessment, token = growth
+    bad = {name: "not a number" for name in STEP_POSTS.get(step.slug, {})}
+    bad |= {"gpus": "0", "utilization_pct": "150", "stage": "nope"}
+
+    def pages() -> list[str]:
+        got = [client.get(step_url(token, step.slug)).content.decode()]
+        got.append(client.post(step_url(token, step.slug), bad).content.decode())
+        got.append(client.get(reverse("decider-result", args=[token])).content.decode())
+        return [_without_csrf(page) for page in got]
+
+    ours = pages()
+    settings.FORM_RENDERER = "django.forms.renderers.DjangoTemplates"
+    assert pages() == ours
+    assert '<input type="radio"' in ours[0] or '<input type="text"' in ours[0]
+    assert 'aria-invalid="true"' in ours[1]
