@@ -108,12 +108,11 @@ def assessments(request: HttpRequest) -> HttpResponse:
     try:
         # Nothing is kept unless it scores: the row and its result are saved together.
         with transaction.atomic():
-            assessment, edit_token, view_token = Assessment.create_with_links(
+            assessment, edit_token, view_token, costs_usd = services.assessment_create(
                 answers=answers, name=name
             )
-            services.assessment_score(assessment)
             document = services.assessment_document(
-                assessment, language=get_language() or "en", currency="USD"
+                assessment, language=get_language() or "en", currency="USD", costs_shown=costs_usd
             )
             json.dumps(document, allow_nan=False)  # finite, or nothing is saved
     except ValueError as error:  # the cost model's own range checks, which validation missed

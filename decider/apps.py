@@ -14,3 +14,15 @@ class DeciderConfig(AppConfig):
 
         # The pure engine translates its messages with the language of the request.
         i18n.install(gettext)
+        self._watch_the_basis()
+
+    def _watch_the_basis(self) -> None:
+        """Rule books are kept in the cache until a rule is written (decider/caching.py)."""
+        from django.db.models.signals import post_delete, post_save
+
+        from decider import caching
+
+        for name in ("RuleSet", "Criterion", "Option", "Constraint"):
+            model = self.get_model(name)
+            post_save.connect(caching.basis_changed, sender=model, dispatch_uid=f"basis-{name}")
+            post_delete.connect(caching.basis_changed, sender=model, dispatch_uid=f"basis-{name}-")

@@ -13,6 +13,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from simple_history.models import HistoricalRecords
 
+from decider import caching
 from decider.engine.figures import Figure, figures_select
 from decider.engine.markets import DEFAULT_MARKET, MARKETS, market_of
 from decider.engine.scoring import SCORE_MAX, SCORE_MIN, Result, result_from_dict
@@ -41,6 +42,11 @@ class RuleSet(models.Model):
 
     @classmethod
     def current(cls) -> RuleSet | None:
+        """The newest published rule set (kept until a rule is written: decider/caching.py)."""
+        return caching.basis_cached(("ruleset",), cls._current)
+
+    @classmethod
+    def _current(cls) -> RuleSet | None:
         return cls.objects.filter(is_published=True).order_by("-version").first()
 
     @classmethod
@@ -173,7 +179,11 @@ class Assumption(models.Model):
 
     @classmethod
     def for_gpu_model(cls, gpu_model: str, market: str = DEFAULT_MARKET) -> dict[str, Figure]:
-        """Current figures of one market for one GPU model: model rows win over generic ones."""
+        """Current figures of one market for one GPU model: model rows win over generic ones.
+
+        Read from the database every time: prices change in place (the admin, `manage.py`,
+        SQL), with no version to key a cache by.
+        """
         rows = cls.objects.filter(market=market, gpu_model__in=["", gpu_model]).values(
             "name", "gpu_model", "value", "source", "source_zh", "as_of"
         )
@@ -242,11 +252,12 @@ class LinksChanged(Exception):
 
 
 class AssessmentQuerySet(models.QuerySet["Assessment"]):
-    def by_token(self, token: str, *, kind: str) -> Assessment | None:
-        """The assessment whose edit (or view) link is `token`, or None."""
+    def by_token(self, token: str, *, kind: str, defer: tuple[str, ...] = ()) -> Assessment | None:
+        """The assessment whose edit (or view) link is `token`, or None; `defer`: columns
+        left in the database until read."""
         field = {"edit": "edit_hash", "view": "view_hash"}[kind]
         # An exact lookup of the hash: timing can only tell hashes apart, never tokens.
-        return self.filter(**{field: token_hash(token)}).first()
+        return self.defer(*defer).filter(**{field: token_hash(token)}).first()
 
 
 class Assessment(models.Model):

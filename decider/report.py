@@ -14,7 +14,7 @@ from django.utils import timezone
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
-from decider import summary
+from decider import caching, summary
 from decider.charts import chart_compare, charts_for
 from decider.checklist import checklist_for
 from decider.engine import questionnaire, scoring
@@ -118,6 +118,20 @@ def _summary(outcome: str | None) -> str:
 
 
 def result_context(assessment: Assessment, *, currency: str) -> dict[str, Any]:
+    """What the result page and the report show: computed once per scored result and
+    language and currency (decider/caching.py), and every time for a what-if trial."""
+    key = caching.scored_key(assessment, get_language() or "en", currency)
+    shown = caching.scored(key, lambda: _scored_context(assessment, currency=currency))
+    return {
+        "assessment": assessment,
+        **shown,
+        "fragments": caching.fragments(key),
+        "progress": progress(assessment.answers, None),
+        "first_step": questionnaire.STEPS[0].slug,
+    }
+
+
+def _scored_context(assessment: Assessment, *, currency: str) -> dict[str, Any]:
     result = assessment.scoring_result()
     assert result is not None, "score the assessment first"
     costs = assessment_costs(assessment, currency=currency)
@@ -134,7 +148,6 @@ def result_context(assessment: Assessment, *, currency: str) -> dict[str, Any]:
     scored = (assessment.scored_at or timezone.now()).date()
     totals = _total_rows(costs)
     return {
-        "assessment": assessment,
         "result": result,
         "recommendation": recommendation,
         "recommendation_name": outcome_name(recommendation),
@@ -174,8 +187,6 @@ def result_context(assessment: Assessment, *, currency: str) -> dict[str, Any]:
             "scored": scored,
         },
         "assumption_rows": _figure_rows(costs, overrides=assessment.answers.get("costs", {})),
-        "progress": progress(assessment.answers, None),
-        "first_step": questionnaire.STEPS[0].slug,
     }
 
 

@@ -16,6 +16,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from decider import caching
 from decider.engine.markets import DEFAULT_MARKET
 from decider.engine.ruledocs import (
     FORMAT,
@@ -290,8 +291,11 @@ def ruleset_export(ruleset: RuleSet) -> dict[str, Any]:
 
 
 def ruleset_rulebook(ruleset: RuleSet) -> RuleBook:
-    """The engine's rule book for a rule set in the database."""
-    return rulebook_from_document(ruleset_export(ruleset))
+    """The engine's rule book for a rule set in the database (kept until a rule is written)."""
+    return caching.basis_cached(
+        ("rulebook", ruleset.pk, ruleset.version),
+        lambda: rulebook_from_document(ruleset_export(ruleset)),
+    )
 
 
 @transaction.atomic

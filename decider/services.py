@@ -22,6 +22,7 @@ from typing import Any
 from django.db.models import F
 from django.utils import timezone
 
+from decider import caching
 from decider.engine import costs, questionnaire, scoring
 from decider.engine.batch import Impact, Transition, impact_compute
 from decider.engine.evaluation import Evaluation, answers_evaluate, cost_answers
@@ -68,10 +69,13 @@ def evaluate_now(answers: dict[str, Any], *, currency: str = "USD") -> tuple[Rul
 # --- scored results -------------------------------------------------------------
 
 
-def pinned_figures(assessment: Assessment) -> dict[str, Figure] | None:
+def pinned_figures(
+    assessment: Assessment, *, current: dict[str, Figure] | None = None
+) -> dict[str, Figure] | None:
     """The price figures (before the user's own overrides) the assessment was scored with.
 
-    Names the snapshot lacks (a figure added since) take the current value.
+    Names the snapshot lacks (a figure added since) take the current value (`current`, when
+    the caller has read them already).
     """
     snapshot = assessment.result or {}
     answers = assessment.answers
@@ -82,7 +86,9 @@ def pinned_figures(assessment: Assessment) -> dict[str, Figure] | None:
         or snapshot.get("market", DEFAULT_MARKET) != market
     ):
         return None  # never scored, or the GPU model or market changed: its figures do not apply
-    return {**Assumption.for_answers(answers), **figures_from_dict(snapshot["figures"])}
+    if current is None:
+        current = Assumption.for_answers(answers)
+    return {**current, **figures_from_dict(snapshot["figures"])}
 
 
 def assessment_evaluate(
@@ -98,6 +104,19 @@ def assessment_evaluate(
         answers=answers, rulebook=ruleset_rulebook(ruleset), figures=figures
     )
     return ruleset, evaluation, figures
+
+
+def assessment_create(*, answers: dict[str, Any], name: str) -> tuple[Assessment, str, str, dict]:
+    """A new assessment, scored and saved in one write, and its costs in USD (the cost model
+    runs once: the evaluation's costs are the saved result's)."""
+    draft = Assessment(answers=answers, name=name)
+    ruleset, evaluation, figures = assessment_evaluate(draft)
+    _take_result(draft, ruleset, evaluation, figures)
+    scored = {field: getattr(draft, field) for field in Assessment.SCORED_FIELDS}
+    assessment, edit_token, view_token = Assessment.create_with_links(
+        answers=answers, name=name, **scored
+    )
+    return assessment, edit_token, view_token, evaluation.costs
 
 
 def assessment_score(assessment: Assessment, *, refresh: bool = False) -> None:
@@ -160,11 +179,10 @@ def newer_basis(assessment: Assessment) -> dict[str, Any] | None:
         and current.version > assessment.ruleset.version
     )
     # Compared as saved: a figure added to the model since counts as newer too.
-    snapshot = assessment.result if pinned_figures(assessment) is not None else None
-    saved = figures_from_dict(snapshot["figures"]) if snapshot else None
-    newer_figures = saved is not None and _prices(saved) != _prices(
-        Assumption.for_answers(assessment.answers)
-    )
+    prices = Assumption.for_answers(assessment.answers)
+    pinned = pinned_figures(assessment, current=prices) is not None
+    saved = figures_from_dict(assessment.result["figures"]) if pinned else None
+    newer_figures = saved is not None and _prices(saved) != _prices(prices)
     if not (newer_rules or newer_figures):
         return None
     return {"ruleset": current if newer_rules else None, "figures": newer_figures}
@@ -176,14 +194,18 @@ def _prices(figures: dict[str, Figure]) -> dict[str, tuple[float, str, str]]:
 
 
 def assessment_costs(assessment: Assessment, *, currency: str) -> dict[str, Any]:
-    """The cost figures of a scored assessment, from the figures it was scored with."""
+    """The cost figures of a scored assessment, from the figures it was scored with
+    (computed once per scored result and currency: decider/caching.py)."""
     assert assessment.result is not None, "score the assessment first"
-    return costs.costs_compute(
-        answers=cost_answers(
-            assessment.answers, excluded=frozenset(assessment_excluded(assessment))
+    return caching.scored(
+        caching.scored_key(assessment, "costs", currency),
+        lambda: costs.costs_compute(
+            answers=cost_answers(
+                assessment.answers, excluded=frozenset(assessment_excluded(assessment))
+            ),
+            figures=scored_figures(assessment),
+            currency=currency,
         ),
-        figures=scored_figures(assessment),
-        currency=currency,
     )
 
 
@@ -204,12 +226,19 @@ def assessment_excluded(assessment: Assessment) -> dict[str, Any]:
     return dict(assessment.result["scoring"].get("excluded", {}))
 
 
-def assessment_document(assessment: Assessment, *, language: str, currency: str) -> dict[str, Any]:
-    """The assessment as JSON: its answers and the result in the shape of `decide --format json`."""
+def assessment_document(
+    assessment: Assessment,
+    *,
+    language: str,
+    currency: str,
+    costs_shown: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The assessment as JSON: its answers and the result in the shape of `decide --format json`.
+    `costs_shown`: its costs in `currency` when the caller has them already."""
     result = assessment.scoring_result()
     assert result is not None, "score the assessment first"
     document = scoring.result_localized(result, language)
-    document["costs"] = assessment_costs(assessment, currency=currency)
+    document["costs"] = costs_shown or assessment_costs(assessment, currency=currency)
     return {
         "name": assessment.name,
         "answers": assessment.answers,

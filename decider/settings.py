@@ -231,12 +231,32 @@ if not DEBUG and not SECURE_HSTS_PRELOAD:
 
 # Caches: Redis when REDIS_URL is set (production: shared by every worker, so the rate limits
 # hold across them), local memory otherwise.
+# `scored` keeps what a saved result shows and the published rules and prices
+# (decider/caching.py): only work saved, so an unreachable Redis is a miss, not an error.
+# `uncached` draws a what-if trial's page fragments every time.
 if REDIS_URL := os.environ.get("REDIS_URL", ""):
     CACHES = {
-        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+        },
+        "scored": {
+            "BACKEND": "decider.caching.ForgivingRedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": "scored",
+            "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 0.5},
+        },
     }
 else:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    CACHES = {
+        "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
+        "scored": {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "LOCATION": "scored",
+            "OPTIONS": {"MAX_ENTRIES": 2000},
+        },
+    }
+CACHES["uncached"] = {"BACKEND": "django.core.cache.backends.dummy.DummyCache"}
 
 # Rate limits per client (decider/limits.py); DECIDER_RATELIMIT=false turns them off.
 RATELIMIT_ENABLE = envbool("DECIDER_RATELIMIT", True)

@@ -63,9 +63,10 @@ class HtmxHttpRequest(HttpRequest):
 # --- access -----------------------------------------------------------------
 
 
-def _get_assessment(token: str, kind: str = "edit") -> Assessment:
-    """The assessment behind an edit (/a/) or view-only (/v/) link."""
-    assessment = Assessment.objects.by_token(token, kind=kind)
+def _get_assessment(token: str, kind: str = "edit", *, defer: tuple[str, ...] = ()) -> Assessment:
+    """The assessment behind an edit (/a/) or view-only (/v/) link; `defer`: columns left in
+    the database until read."""
+    assessment = Assessment.objects.by_token(token, kind=kind, defer=defer)
     if assessment is None:
         raise Http404("No assessment at this link.")
     return assessment
@@ -270,7 +271,9 @@ def _show_conflicts(form: StepForm, conflicts: dict[str, Any]) -> None:
 @shared_page
 @require_http_methods(["GET", "POST"])
 def step(request: HtmxHttpRequest, token: str, slug: str) -> HttpResponse:
-    assessment = _get_assessment(token)
+    # A step draws and saves answers; the saved result (tens of KB) is read only by the
+    # figures step, which shows the figures it was scored with.
+    assessment = _get_assessment(token, defer=("result", "derived"))
     current = questionnaire.STEP_BY_SLUG.get(slug)
     if current is None:
         raise Http404("No such step.")

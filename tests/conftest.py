@@ -25,6 +25,17 @@ def _no_rate_limits(settings):
 
 
 @pytest.fixture(autouse=True)
+def _nothing_kept_between_tests():
+    """Each test starts without kept results, rule books or price sets (decider/caching.py):
+    a test's rolled-back rows must not be served to the next one."""
+    from django.core.cache import caches
+
+    caches["scored"].clear()
+    yield
+    caches["scored"].clear()
+
+
+@pytest.fixture(autouse=True)
 def _english_between_tests():
     """LocaleMiddleware leaves the last request's language active in the test's thread: a
     Chinese request would make the next test's plain calls (rf, render_to_string) Chinese."""

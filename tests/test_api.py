@@ -57,6 +57,31 @@ def test_the_view_json_returns_the_answers_and_the_full_result(client, rules):
     assert set(data["result"]["costs"]["totals"]) >= {"onprem", "cloud_on_demand"}
 
 
+@pytest.mark.parametrize(
+    "answers",
+    [
+        make_answers("research_lab"),
+        make_answers("inference"),
+        make_answers("growth", market="cn", gpu_model="h20"),
+        make_answers("startup", costs={"server_price": 150000}),
+    ],
+    ids=["research_lab", "inference", "china", "own-figures"],
+)
+def test_create_scores_once_and_writes_once_and_gets_what_a_later_read_computes(
+    client, rules, answers
+):
+    """One INSERT and no UPDATE; the costs it returns (computed while scoring) are the
+    ones the saved result gives when read back."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as queries:
+        created = _post(client, answers).json()
+    writes = [q["sql"].split()[0] for q in queries if 'decider_assessment"' in q["sql"]]
+    assert [w for w in writes if w in {"INSERT", "UPDATE"}] == ["INSERT"]
+    assert client.get(created["view_json_url"]).json()["result"] == created["result"]
+
+
 def test_the_json_follows_the_language_and_currency_asked_for(client, rules):
     created = _post(client, make_answers("growth")).json()
     data = client.get(

@@ -1,0 +1,155 @@
+"""What only a re-score or a publish changes, kept in the cache instead of rebuilt per GET.
+
+Two kinds of entries, both in the `scored` cache (Redis in production, shared by every
+worker; local memory otherwise):
+
+- **Per scored result** (`scored_key`). A saved result does not change until it is scored
+  again, so its costs, chart figures, sensitivity and the page fragments drawn from them are
+  kept under the assessment, its revision, when it was scored and when it was last saved
+  (a rename shows on the page too), and the code that drew them. A what-if trial (never
+  saved) or a result older than its answers has no key: it is computed every time.
+- **Per basis generation** (`basis_cached`). The current rule set and rule books change
+  only when a rule set, criterion, option or constraint is saved or deleted (publishing
+  included); every such write draws a new generation, and entries of older generations are
+  never read again. Price sets are not kept: prices are changed in place, with no version
+  to key them by, and reading one is a single query.
+
+The cache only saves work: when Redis is away everything is computed as before, with a
+warning in the log, never an error on the page (`ForgivingRedisCache`).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import logging
+import secrets
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from django.conf import settings
+from django.core.cache import caches
+from django.core.cache.backends.redis import RedisCache
+from django.db import connection, transaction
+from redis.exceptions import RedisError
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+CACHE = "scored"
+UNCACHED = "uncached"  # a dummy cache: the fragments of a what-if trial are drawn every time
+SCORED_TIMEOUT_S = 24 * 3600
+GENERATION = "basis:generation"
+# Bounds how long a process without a shared cache (local memory, several workers) can show
+# a price set another process has replaced.
+BASIS_TIMEOUT_S = 300
+
+
+class ForgivingRedisCache(RedisCache):
+    """Redis for what can always be computed again: an unreachable Redis is a miss."""
+
+    def get(self, key: Any, default: Any = None, version: int | None = None) -> Any:
+        try:
+            return super().get(key, default, version)
+        except RedisError as error:
+            log.warning("cache unreachable, computing instead: %s", error)
+            return default
+
+    def set(self, key: Any, value: Any, timeout: Any = None, version: int | None = None) -> None:
+        try:
+            super().set(key, value, timeout, version)
+        except RedisError as error:
+            log.warning("cache unreachable, not kept: %s", error)
+
+    def clear(self) -> None:
+        try:
+            super().clear()
+        except RedisError as error:
+            log.warning("cache unreachable, not cleared: %s", error)
+
+    def add(self, key: Any, value: Any, timeout: Any = None, version: int | None = None) -> bool:
+        try:
+            return super().add(key, value, timeout, version)
+        except RedisError as error:
+            log.warning("cache unreachable, not kept: %s", error)
+            return False
+
+
+@functools.cache
+def code_version() -> str:
+    """A digest of the code and templates that draw a result: a deploy starts afresh."""
+    root = settings.BASE_DIR
+    digest = hashlib.sha256()
+    for pattern in ("decider/**/*.py", "templates/**/*.html", "locale/**/*.mo"):
+        for path in sorted(root.glob(pattern)):
+            digest.update(path.relative_to(root).as_posix().encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def scored_key(assessment: Any, *variant: str) -> str | None:
+    """The key of what a saved result shows in `variant` (language, currency...), or None
+    when there is nothing saved to key it by (a trial, or answers changed since scoring)."""
+    if assessment.pk is None or assessment.scored_at is None or assessment.needs_scoring():
+        return None
+    parts = [code_version(), assessment.pk, assessment.revision]
+    parts += [assessment.scored_at.isoformat(), assessment.updated_at.isoformat(), *variant]
+    return "result:" + ":".join(str(part) for part in parts)
+
+
+def scored(key: str | None, compute: Callable[[], T]) -> T:
+    """`compute()`, kept under `key` once per scored result (computed every time without one)."""
+    if key is None:
+        return compute()
+    cache = caches[CACHE]
+    value = cache.get(key)
+    if value is None:
+        value = compute()
+        cache.set(key, value, SCORED_TIMEOUT_S)
+    return value
+
+
+def fragments(key: str | None) -> dict[str, Any]:
+    """What the templates' `{% cache %}` tags need: the key, the cache and how long."""
+    return {"key": key, "cache": CACHE if key else UNCACHED, "timeout": SCORED_TIMEOUT_S}
+
+
+# --- rule books and price sets -------------------------------------------------------
+
+
+def basis_generation() -> str:
+    cache = caches[CACHE]
+    generation = cache.get(GENERATION)
+    if generation is None:
+        cache.add(GENERATION, secrets.token_hex(8), timeout=None)
+        generation = cache.get(GENERATION) or "unkept"
+    return generation
+
+
+def basis_cached(parts: tuple[Any, ...], compute: Callable[[], T]) -> T:
+    """`compute()`, kept until the next rule or price write (or BASIS_TIMEOUT_S).
+
+    Read fresh, and not kept, inside a transaction that has work waiting for its commit
+    (a rule or price written, say): what it reads may yet be rolled back.
+    """
+    if connection.run_on_commit:
+        return compute()
+    cache = caches[CACHE]
+    key = "basis:" + ":".join(str(part) for part in (basis_generation(), *parts))
+    value = cache.get(key)
+    if value is None:
+        value = compute()
+        cache.set(key, value, BASIS_TIMEOUT_S)
+    return value
+
+
+def basis_changed(**_signal: Any) -> None:
+    """A rule or a price was written: a new generation now, and again once it commits (a
+    request in between may have kept what it read before the write under the new one)."""
+
+    def renew() -> None:
+        caches[CACHE].set(GENERATION, secrets.token_hex(8), timeout=None)
+
+    renew()
+    transaction.on_commit(renew)
