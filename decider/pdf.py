@@ -323,12 +323,14 @@ def renderer() -> Renderer:
 
 
 def pdf_key(assessment: Assessment, variant: tuple[str, ...]) -> str:
+    """What the PDF shows and what prints it. The saved result is named by when it was
+    scored (every re-score is a new moment), not hashed: the key costs nothing per ask."""
     drawn_with = renderer()
     shown = [REPORT_FORMAT, assessment.pk, assessment.revision, assessment.name]
     shown += [assessment.scored_at.isoformat() if assessment.scored_at else None]  # dates shown
-    shown += [assessment.result, assessment.recommendation, list(variant)]
+    shown += [assessment.scored_revision, assessment.recommendation, list(variant)]
     shown += [drawn_with.chromium, drawn_with.fonts, drawn_with.cjk]
-    return hashlib.sha256(json.dumps(shown, sort_keys=True).encode()).hexdigest()
+    return hashlib.sha256(json.dumps(shown).encode()).hexdigest()
 
 
 # --- jobs: the web asks, a worker prints (decider/tasks.py) ----------------------------
