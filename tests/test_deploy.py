@@ -100,6 +100,22 @@ def gunicorn_option(command: list[str], name: str) -> str:
     return next(arg.split("=", 1)[1] for arg in command if arg.startswith(f"--{name}="))
 
 
+def test_the_proxy_compresses_no_page_that_can_carry_a_link_token():
+    """BREACH: a compressed body that holds a secret beside text the client chose leaks
+    the secret through its length. Link pages, the home page (recent links), "my
+    assessments" and compare (?a=<token>) stay uncompressed; static files are compressed by
+    whitenoise."""
+    lines = caddyfile()
+    encodes = [line for line in lines if line.startswith("encode")]
+    assert encodes == ["encode @tokenless zstd gzip"]
+    (matcher,) = [line.split()[2:] for line in lines if line.startswith("@tokenless path")]
+    assert matcher, "the matcher names paths"
+    for path in matcher:
+        assert not path.startswith(("/a/", "/v/", "/compare", "/mine")) and path != "/"
+    storage = settings_value("STORAGES", compose_env())["staticfiles"]["BACKEND"]
+    assert storage == "whitenoise.storage.CompressedManifestStaticFilesStorage"
+
+
 def test_check_deploy_is_clean_with_the_compose_settings():
     result = manage("check", "--deploy", "--fail-level", "WARNING", env=compose_env())
     assert result.returncode == 0, result.stdout + result.stderr
