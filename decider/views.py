@@ -31,7 +31,7 @@ from django_ratelimit.core import is_ratelimited
 from django_ratelimit.decorators import ratelimit
 from django_ratelimit.exceptions import Ratelimited
 
-from decider import limits, pdf, report, services
+from decider import caching, limits, pdf, report, services
 from decider import method as decider_method
 from decider.engine import questionnaire
 from decider.engine.costs import CURRENCIES
@@ -484,6 +484,10 @@ def _result_page(
         "can_edit": kind == "edit" and not trial,
         "newer": None if trial else services.newer_basis(shown),
         "what_if": what_if,
+        # The form as first drawn is the saved answers and figures: kept with the result.
+        "what_if_fragments": caching.fragments(
+            None if what_if.is_bound else context["fragments"]["key"]
+        ),
         "trial": trial,
         "trial_changes": what_if.changed() if trial else [],
     }
