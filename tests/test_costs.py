@@ -6,12 +6,18 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from decider.engine.cashflow import lines_total
 from decider.engine.costs import (
+    HOURS_PER_MONTH,
     OPTIONS,
+    UTILIZATION_GRID_PCT,
     CostAnswers,
     _cashflow,
+    _fixed_plans,
     _hybrid_best,
     _hybrid_curve,
+    _option_lines,
+    _per_hour,
     _Plan,
     cost_verdict,
     costs_compute,
@@ -436,6 +442,24 @@ def test_the_hybrid_search_finds_the_cheapest_of_every_base(answers, moved):
     assert _hybrid_best(_hybrid_curve(params, answers)) == _hybrid_best(
         _hybrid_curve(params, answers, every)
     )
+
+
+@given(answers=large_answers, moved=moved_figures)
+@settings(max_examples=60, deadline=None)
+def test_the_per_hour_line_from_two_points_is_every_point_priced(answers, moved):
+    """The per-hour curves price utilization 0 and 1 and draw the line between: each
+    total must be linear in utilization, so pricing every point gives the same curves."""
+    params = {**figures_values(DEFAULTS), **moved}
+    priced: dict[str, list] = {key: [] for key in _fixed_plans(answers)}
+    for pct in UTILIZATION_GRID_PCT:
+        at = answers.at_utilization(pct / 100)
+        hours = at.gpus * HOURS_PER_MONTH * at.utilization * at.horizon_months
+        for key, values in priced.items():
+            total = lines_total(_option_lines(params, at, key, _fixed_plans(at)[key]))
+            values.append(total / hours if hours else None)
+    for key, line in _per_hour(params, answers).items():
+        assert line[0] is None and priced[key][0] is None
+        assert line[1:] == pytest.approx(priced[key][1:], rel=1e-9), key
 
 
 def test_it_prices_a_hundred_thousand_gpus_at_a_readable_number_of_bases():

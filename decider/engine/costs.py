@@ -376,9 +376,17 @@ def _hybrid_floor(params: Mapping[str, float], answers: CostAnswers) -> int:
 
 def hybrid_bases(params: Mapping[str, float], answers: CostAnswers) -> list[int]:
     """Every owned base the hybrid may choose: whole nodes from the floor, and the peak."""
-    step = int(params["gpus_per_node"])
+    return [int(base) for base in _bases_array(params, answers)]
+
+
+def _bases_array(params: Mapping[str, float], answers: CostAnswers) -> np.ndarray:
+    """hybrid_bases, sorted and distinct as built: the floor (when not a whole node), the
+    whole nodes from it up to below the peak, the peak."""
+    step, peak = int(params["gpus_per_node"]), answers.gpus
     floor = _hybrid_floor(params, answers)
-    return sorted({floor, answers.gpus, *range(0, answers.gpus, step)} - set(range(floor)))
+    first = -(-floor // step) * step
+    head = [floor] if floor < min(first, peak) else []
+    return np.r_[head, np.arange(first, peak, step), peak].astype(int)
 
 
 def _hybrid_turns(params: Mapping[str, float], answers: CostAnswers) -> list[float]:
@@ -416,18 +424,18 @@ def _hybrid_search_bases(params: Mapping[str, float], answers: CostAnswers) -> l
     sample for the chart. Within a run of bases between two turns the total is linear,
     so its cheapest base is an end of the run: the cheapest of these is the cheapest
     of all (tests/test_costs.py checks it against every base)."""
-    bases = hybrid_bases(params, answers)
+    bases = _bases_array(params, answers)
     if len(bases) <= HYBRID_CURVE_POINTS:
-        return bases
+        return [int(base) for base in bases]
     step = int(params["gpus_per_node"])
-    low, high = bases[0], bases[-1]
-    picked = {low, high, bases[1], bases[-2]}  # the floor and the peak may be part nodes
+    low, high = int(bases[0]), int(bases[-1])
+    picked = {low, high, int(bases[1]), int(bases[-2])}  # floor and peak may be part nodes
     for turn in _hybrid_turns(params, answers):
         if math.isfinite(turn):
             node = math.floor(turn / step)
             picked.update((node + k) * step for k in (-1, 0, 1, 2))
     sample = np.linspace(0, len(bases) - 1, HYBRID_CURVE_POINTS).round().astype(int)
-    picked.update(bases[i] for i in sample)
+    picked.update(int(base) for base in bases[sample])
     return sorted(b for b in picked if low <= b <= high and (b % step == 0 or b in (low, high)))
 
 
@@ -512,12 +520,22 @@ def _per_hour(params: Mapping[str, float], answers: CostAnswers) -> dict[str, li
         "cloud_on_demand": [],
         "cloud_reserved": [],
     }
+    # Each total is linear in the utilization (steady demand: power, bridge and rented hours
+    # scale with it, the rest does not), so two points give the line, as for the break-even;
+    # tests/test_costs.py checks it against pricing every point.
+    ends = {}
+    for key in curves:
+        idle, busy = (answers.at_utilization(u) for u in (0.0, 1.0))
+        ends[key] = tuple(
+            lines_total(_option_lines(params, at, key, _fixed_plans(at)[key]))
+            for at in (idle, busy)
+        )
     for pct in UTILIZATION_GRID_PCT:
-        at = answers.at_utilization(pct / 100)
-        plans = _fixed_plans(at)
-        useful_hours = at.gpus * HOURS_PER_MONTH * at.utilization * at.horizon_months
+        utilization = pct / 100
+        useful_hours = answers.gpus * HOURS_PER_MONTH * utilization * answers.horizon_months
         for key, values in curves.items():
-            total = lines_total(_option_lines(params, at, key, plans[key]))
+            at_idle, at_busy = ends[key]
+            total = at_idle + (at_busy - at_idle) * utilization
             values.append(total / useful_hours if useful_hours else None)
     return curves
 
