@@ -181,7 +181,7 @@ def newer_basis(assessment: Assessment) -> dict[str, Any] | None:
     # Compared as saved: a figure added to the model since counts as newer too.
     prices = Assumption.for_answers(assessment.answers)
     pinned = pinned_figures(assessment, current=prices) is not None
-    saved = figures_from_dict(assessment.result["figures"]) if pinned else None
+    saved = figures_from_dict((assessment.result or {})["figures"]) if pinned else None
     newer_figures = saved is not None and _prices(saved) != _prices(prices)
     if not (newer_rules or newer_figures):
         return None

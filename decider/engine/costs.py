@@ -386,7 +386,8 @@ def _bases_array(params: Mapping[str, float], answers: CostAnswers) -> np.ndarra
     floor = _hybrid_floor(params, answers)
     first = -(-floor // step) * step
     head = [floor] if floor < min(first, peak) else []
-    return np.r_[head, np.arange(first, peak, step), peak].astype(int)
+    bases: np.ndarray = np.r_[head, np.arange(first, peak, step), peak].astype(int)
+    return bases
 
 
 def _hybrid_turns(params: Mapping[str, float], answers: CostAnswers) -> list[float]:
