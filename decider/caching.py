@@ -29,7 +29,7 @@ from typing import Any, TypeVar
 
 from django.conf import settings
 from django.core.cache import caches
-from django.core.cache.backends.redis import RedisCache
+from django.core.cache.backends.redis import RedisCache, RedisCacheClient
 from django.db import connection, transaction
 from redis.exceptions import RedisError
 
@@ -38,7 +38,6 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 CACHE = "scored"
-UNCACHED = "uncached"  # a dummy cache: the fragments of a what-if trial are drawn every time
 SCORED_TIMEOUT_S = 24 * 3600
 GENERATION = "basis:generation"
 # Bounds how long a process without a shared cache (local memory, several workers) can show
@@ -46,7 +45,30 @@ GENERATION = "basis:generation"
 BASIS_TIMEOUT_S = 300
 
 
-class ForgivingRedisCache(RedisCache):
+class _ClientPerPool(RedisCacheClient):
+    """Django's Redis client, keeping one `redis.Redis` per connection pool: Django makes
+    one per cache call, and redis-py fills a table of some 170 response callbacks in each
+    (a fifth of a millisecond, a dozen times a page)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._clients: dict[bool, Any] = {}
+
+    def get_client(self, key: Any = None, *, write: bool = False) -> Any:
+        if (client := self._clients.get(write)) is None:
+            client = self._clients[write] = super().get_client(key, write=write)
+        return client
+
+
+class PooledRedisCache(RedisCache):
+    """Django's RedisCache with a client per connection pool (the rate limits' cache)."""
+
+    def __init__(self, server: Any, params: dict[str, Any]) -> None:
+        super().__init__(server, params)
+        self._class = _ClientPerPool
+
+
+class ForgivingRedisCache(PooledRedisCache):
     """Redis for what can always be computed again: an unreachable Redis is a miss."""
 
     def get(self, key: Any, default: Any = None, version: int | None = None) -> Any:
@@ -110,9 +132,25 @@ def scored(key: str | None, compute: Callable[[], T]) -> T:
     return value
 
 
-def fragments(key: str | None) -> dict[str, Any]:
-    """What the templates' `{% cache %}` tags need: the key, the cache and how long."""
-    return {"key": key, "cache": CACHE if key else UNCACHED, "timeout": SCORED_TIMEOUT_S}
+class Kept:
+    """The page fragments drawn from one scored result (`{% kept %}` in the templates),
+    read in one cache get per page; a fragment drawn anew is added and written back.
+    Without a key (a what-if trial) nothing is read or kept."""
+
+    def __init__(self, key: str | None) -> None:
+        self.key = key
+        self.fragments: dict[str, str] = {}
+        if key is not None:
+            self.fragments = caches[CACHE].get(f"{key}:fragments") or {}
+
+    def get(self, name: str) -> str | None:
+        return self.fragments.get(name)
+
+    def put(self, name: str, html: str) -> None:
+        if self.key is None:
+            return
+        self.fragments[name] = html
+        caches[CACHE].set(f"{self.key}:fragments", self.fragments, SCORED_TIMEOUT_S)
 
 
 # --- rule books and price sets -------------------------------------------------------

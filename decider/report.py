@@ -125,7 +125,7 @@ def result_context(assessment: Assessment, *, currency: str) -> dict[str, Any]:
     return {
         "assessment": assessment,
         **shown,
-        "fragments": caching.fragments(key),
+        "kept": caching.Kept(key),
         "progress": progress(assessment.answers, None),
         "first_step": questionnaire.STEPS[0].slug,
     }

@@ -170,8 +170,11 @@ def _take_result(
     assessment.scored_at = timezone.now()
 
 
-def newer_basis(assessment: Assessment) -> dict[str, Any] | None:
-    """What is newer than the assessment's pinned rules and figures, or None."""
+def newer_basis(
+    assessment: Assessment, *, prices: dict[str, Figure] | None = None
+) -> dict[str, Any] | None:
+    """What is newer than the assessment's pinned rules and figures, or None (`prices`:
+    today's price set for its answers, when the caller has read it)."""
     current = RuleSet.current()
     newer_rules = (
         current is not None
@@ -179,7 +182,8 @@ def newer_basis(assessment: Assessment) -> dict[str, Any] | None:
         and current.version > assessment.ruleset.version
     )
     # Compared as saved: a figure added to the model since counts as newer too.
-    prices = Assumption.for_answers(assessment.answers)
+    if prices is None:
+        prices = Assumption.for_answers(assessment.answers)
     pinned = pinned_figures(assessment, current=prices) is not None
     saved = figures_from_dict((assessment.result or {})["figures"]) if pinned else None
     newer_figures = saved is not None and _prices(saved) != _prices(prices)

@@ -231,13 +231,12 @@ if not DEBUG and not SECURE_HSTS_PRELOAD:
 
 # Caches: Redis when REDIS_URL is set (production: shared by every worker, so the rate limits
 # hold across them), local memory otherwise.
-# `scored` keeps what a saved result shows and the published rules and prices
-# (decider/caching.py): only work saved, so an unreachable Redis is a miss, not an error.
-# `uncached` draws a what-if trial's page fragments every time.
+# `scored` keeps what a saved result shows and the current rule books (decider/caching.py):
+# only work saved, so an unreachable Redis is a miss, not an error.
 if REDIS_URL := os.environ.get("REDIS_URL", ""):
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "decider.caching.PooledRedisCache",
             "LOCATION": REDIS_URL,
         },
         "scored": {
@@ -256,7 +255,6 @@ else:
             "OPTIONS": {"MAX_ENTRIES": 2000},
         },
     }
-CACHES["uncached"] = {"BACKEND": "django.core.cache.backends.dummy.DummyCache"}
 
 # Rate limits per client (decider/limits.py); DECIDER_RATELIMIT=false turns them off.
 RATELIMIT_ENABLE = envbool("DECIDER_RATELIMIT", True)

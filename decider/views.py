@@ -31,10 +31,11 @@ from django_ratelimit.core import is_ratelimited
 from django_ratelimit.decorators import ratelimit
 from django_ratelimit.exceptions import Ratelimited
 
-from decider import caching, limits, pdf, report, services
+from decider import limits, pdf, report, services
 from decider import method as decider_method
 from decider.engine import questionnaire
 from decider.engine.costs import CURRENCIES
+from decider.engine.figures import Figure
 from decider.engine.markets import market_of
 from decider.engine.outcomes import outcome_name
 from decider.forms import STEP_FORMS, FiguresStepForm, NameForm, StartForm, StepForm
@@ -424,7 +425,9 @@ def _links(request: HttpRequest, assessment: Assessment, edit_token: str) -> dic
 @scored_link
 def result(request: HttpRequest, assessment: Assessment, token: str, kind: str) -> HttpResponse:
     _remember(request, token, kind=kind)
-    return _result_page(request, assessment, token, kind, what_if=_what_if_form(assessment))
+    prices = Assumption.for_answers(assessment.answers)  # read once for the form and the notice
+    what_if = _what_if_form(assessment, prices=prices)
+    return _result_page(request, assessment, token, kind, what_if=what_if, prices=prices)
 
 
 @shared_page
@@ -460,9 +463,12 @@ def save_scenario(
     return redirect("decider-result", token=edit_token)
 
 
-def _what_if_form(assessment: Assessment, data: Any = None) -> WhatIfForm:
+def _what_if_form(
+    assessment: Assessment, data: Any = None, *, prices: dict[str, Figure] | None = None
+) -> WhatIfForm:
     # The pinned figures before the assessment's own overrides (its answers carry those).
-    figures = services.pinned_figures(assessment) or services.scored_figures(assessment)
+    pinned = services.pinned_figures(assessment, current=prices)
+    figures = pinned or services.scored_figures(assessment)
     return WhatIfForm(data, answers=assessment.answers, figures=figures)
 
 
@@ -474,20 +480,20 @@ def _result_page(
     *,
     what_if: WhatIfForm,
     saved: Assessment | None = None,
+    prices: dict[str, Figure] | None = None,
 ) -> HttpResponse:
-    """The result page of `shown`: the saved assessment, or a trial of it (`saved` given)."""
+    """The result page of `shown`: the saved assessment, or a trial of it (`saved` given);
+    `prices`: today's price set for its answers, when the caller has read it."""
     trial = saved is not None and shown is not saved
     context = report.result_context(shown, currency=currency_of(request))
     context |= {
         "token": token,
         "kind": kind,
         "can_edit": kind == "edit" and not trial,
-        "newer": None if trial else services.newer_basis(shown),
+        "newer": None if trial else services.newer_basis(shown, prices=prices),
         "what_if": what_if,
         # The form as first drawn is the saved answers and figures: kept with the result.
-        "what_if_fragments": caching.fragments(
-            None if what_if.is_bound else context["fragments"]["key"]
-        ),
+        "what_if_kept": None if what_if.is_bound else context["kept"],
         "trial": trial,
         "trial_changes": what_if.changed() if trial else [],
     }

@@ -3,6 +3,7 @@ from decimal import Decimal
 
 from django import template
 from django.utils import formats
+from django.utils.safestring import mark_safe
 from django.utils.translation import get_language
 
 from decider import numbers
@@ -90,3 +91,32 @@ def month_text(value) -> str:
     except ValueError:
         return str(value)
     return formats.date_format(day, "YEAR_MONTH_FORMAT")
+
+
+class KeptNode(template.Node):
+    def __init__(self, nodelist: template.NodeList, name: str, source: str) -> None:
+        self.nodelist, self.name, self.source = nodelist, name, source
+
+    def render(self, context: template.Context) -> str:
+        kept = context.get(self.source)
+        if kept is None:
+            return self.nodelist.render(context)
+        # The report draws the charts at a fixed size: its fragments are its own.
+        name = f"{self.name}:{context.get('chart_width') or ''}"
+        if (html := kept.get(name)) is None:
+            html = self.nodelist.render(context)
+            kept.put(name, html)
+        return mark_safe(html)
+
+
+@register.tag
+def kept(parser: template.base.Parser, token: template.base.Token) -> KeptNode:
+    """{% kept "name" [using variable] %}...{% endkept %}: drawn once per scored result and
+    then read from the cache (decider.caching.Kept, in `kept` unless named). Nothing in it
+    may differ between requests: no link token, no CSRF value, no "now"."""
+    bits = token.split_contents()
+    if len(bits) not in (2, 4) or (len(bits) == 4 and bits[2] != "using"):
+        raise template.TemplateSyntaxError('usage: {% kept "name" [using variable] %}')
+    nodelist = parser.parse(("endkept",))
+    parser.delete_first_token()
+    return KeptNode(nodelist, bits[1].strip("\"'"), bits[3] if len(bits) == 4 else "kept")
