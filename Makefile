@@ -12,7 +12,7 @@ PIP_TOOLS_PIP_VERSION := 26.3
 PIP_COMPILE = CUSTOM_COMPILE_COMMAND="make lock" $(TOOLS_VENV)/bin/pip-compile --quiet \
 	--strip-extras --allow-unsafe --no-emit-index-url --no-emit-find-links $(LOCK_ARGS)
 
-.PHONY: run admin test test-fast typecheck setup browser fonts lock lint format messages bench soak clean
+.PHONY: run admin test test-fast typecheck setup browser fonts lock lint format messages bench bench-pages wrk soak clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -95,10 +95,23 @@ soak: setup browser
 
 # Writes docs/BENCHMARKS.md. The impact benchmark builds a 100,000-assessment
 # SQLite file in /tmp once (several minutes, ~4 GB) and reuses it.
-bench: setup browser
+bench: setup browser wrk
 	$(BIN)/python benchmarks/bench_costs.py --write
 	$(BIN)/python benchmarks/bench_pdf.py --write
 	$(BIN)/python benchmarks/bench_impact.py --write
+	$(BIN)/python benchmarks/bench_pages.py --write
+
+# Every page against a bare view under wrk: gunicorn with the production settings on SQLite
+# and on this machine's PostgreSQL (127.0.0.1:5432) and Redis, about 8 minutes; writes the
+# "## Pages" section (add --compare-workers by hand for the worker-class table).
+bench-pages: setup browser wrk
+	$(BIN)/python benchmarks/bench_pages.py --write
+
+# Debian's wrk drives the page benchmark; installed when missing (apt-get, root).
+wrk:
+	@command -v wrk >/dev/null 2>&1 || { \
+	  echo "Installing Debian's wrk (needs root)..."; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; }
 
 clean:
 	rm -rf $(VENV) $(TOOLS_VENV) staticfiles db.sqlite3
