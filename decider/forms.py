@@ -80,7 +80,7 @@ def question_field(question: questionnaire.Question, *, required: bool = True) -
             error_messages=messages,
             **common,
         )
-    message = lazy(lambda: number_message(gettext(question.label), question.allowed()), str)()
+    message = _number_message(question)
     return NumberField(
         whole=question.kind == "int",
         min_value=question.min,
@@ -118,10 +118,20 @@ def gpu_model_choices() -> list[tuple[str, str]]:
     return choices
 
 
-def _choice_message(question: questionnaire.Question) -> Any:
+def _choice_message_now(question: questionnaire.Question) -> str:
     if question.kind == "bool":
-        return lazy(lambda: gettext("%(label)s: choose Yes or No.") % _named(question), str)()
-    return lazy(lambda: gettext("%(label)s: choose one of the answers.") % _named(question), str)()
+        return gettext("%(label)s: choose Yes or No.") % _named(question)
+    return gettext("%(label)s: choose one of the answers.") % _named(question)
+
+
+def _number_message_now(question: questionnaire.Question) -> str:
+    return number_message(gettext(question.label), question.allowed())
+
+
+# Made lazy once: each `lazy()` call builds a proxy class (a fifth of a millisecond), and
+# the messages are translated when shown, in the language of that request.
+_choice_message = lazy(_choice_message_now, str)
+_number_message = lazy(_number_message_now, str)
 
 
 def _named(question: questionnaire.Question) -> dict[str, str]:

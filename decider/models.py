@@ -257,7 +257,9 @@ class AssessmentQuerySet(models.QuerySet["Assessment"]):
         left in the database until read."""
         field = {"edit": "edit_hash", "view": "view_hash"}[kind]
         # An exact lookup of the hash: timing can only tell hashes apart, never tokens.
-        return self.defer(*defer).filter(**{field: token_hash(token)}).first()
+        # With its rule set: every scored page names the version it was scored with.
+        found = self.select_related("ruleset").defer(*defer)
+        return found.filter(**{field: token_hash(token)}).first()
 
 
 class Assessment(models.Model):
