@@ -177,6 +177,18 @@ def headers_for(page: Page, cookies: dict[str, str]) -> dict[str, str]:
 # --- the processes ------------------------------------------------------------------
 
 
+def _stop(process: subprocess.Popen | None, *, grace_s: float) -> None:
+    """SIGTERM, then SIGKILL to its whole group if it has not gone within `grace_s`."""
+    if process is None or process.poll() is not None:
+        return
+    process.terminate()
+    try:
+        process.wait(grace_s)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait(10)
+
+
 class PageStack(Stack):
     """soak.py's Stack on a database of this benchmark's own, gunicorn serving its URLs."""
 
@@ -241,24 +253,12 @@ class PageStack(Stack):
         self._wait_healthy()
 
     def server_stop(self) -> None:
-        if self.server is not None and self.server.poll() is None:
-            self.server.terminate()
-            try:
-                self.server.wait(30)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.server.pid, signal.SIGKILL)
-                self.server.wait(10)
+        _stop(self.server, grace_s=30)
         self.server = None
 
     def worker_stop(self) -> None:
         """The Celery worker off again (warm shutdown): it has nothing to do while measuring."""
-        if self.worker is not None and self.worker.poll() is None:
-            self.worker.terminate()
-            try:
-                self.worker.wait(60)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.worker.pid, signal.SIGKILL)
-                self.worker.wait(10)
+        _stop(self.worker, grace_s=60)
         self.worker = None
 
     def server_ticks(self) -> tuple[int, frozenset[int]]:

@@ -41,7 +41,7 @@ CACHE = "scored"
 SCORED_TIMEOUT_S = 24 * 3600
 GENERATION = "basis:generation"
 # Bounds how long a process without a shared cache (local memory, several workers) can show
-# a price set another process has replaced.
+# a rule set another process has replaced.
 BASIS_TIMEOUT_S = 300
 
 
