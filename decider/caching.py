@@ -24,13 +24,17 @@ import functools
 import hashlib
 import logging
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
 from django.conf import settings
+from django.contrib import messages
 from django.core.cache import caches
 from django.core.cache.backends.redis import RedisCache, RedisCacheClient
 from django.db import connection, transaction
+from django.http import HttpRequest, HttpResponse
+from django.middleware.csrf import get_token
+from django.utils import translation
 from redis.exceptions import RedisError
 
 log = logging.getLogger(__name__)
@@ -191,3 +195,56 @@ def basis_changed(**_signal: Any) -> None:
 
     renew()
     transaction.on_commit(renew)
+
+
+# --- whole pages ---------------------------------------------------------------------
+
+HOLE = "[kept-page-hole-{}]"
+
+
+def kept_page(
+    request: HttpRequest,
+    parts: tuple[Any, ...] | None,
+    draw: Callable[[dict[str, Any]], HttpResponse],
+    *,
+    links: Iterable[str] = (),
+) -> HttpResponse:
+    """The page `draw(context)` renders, kept under `parts`: everything it shows besides
+    the request's address, language and code (the key adds those). `None`: drawn every time.
+
+    What must never sit in the cache is kept as holes, filled in per request: the CSRF token
+    (`draw` gets the context entry with the one it shows; each reader gets a token of its
+    own) and the link tokens the page shows (`links`, which the caller knows without drawing
+    the page: the database keeps no working link, and neither does the cache). A request with
+    messages waiting to be shown draws the page, and only a 200 is kept.
+    """
+    if parts is None or request.method != "GET" or len(messages.get_messages(request)):
+        return draw({})
+    token = get_token(request)
+    filled = {HOLE.format(n): value for n, value in enumerate([token, *links]) if value}
+    cache = caches[CACHE]
+    key = _page_key(request, parts)
+    if (html := cache.get(key)) is not None:
+        for hole, value in filled.items():
+            html = html.replace(hole, value)
+        return HttpResponse(html)
+    response = draw({"csrf_token": token})
+    if response.status_code == 200 and not response.streaming:
+        html = response.content.decode()
+        for hole, value in filled.items():
+            html = html.replace(value, hole)
+        cache.set(key, html, SCORED_TIMEOUT_S)
+    return response
+
+
+def _page_key(request: HttpRequest, parts: tuple[Any, ...]) -> str:
+    """A digest, so that no link token is written into a key."""
+    address = (request.scheme, request.get_host(), request.get_full_path())
+    htmx = request.headers.get("HX-Request") == "true"
+    whole = (code_version(), translation.get_language(), address, htmx, *parts)
+    return "page:" + hashlib.sha256(repr(whole).encode()).hexdigest()
+
+
+def digest(*parts: Any) -> str:
+    """A short digest of what a kept page shows (rows of figures, say)."""
+    return hashlib.sha256(repr(parts).encode()).hexdigest()[:16]

@@ -7,6 +7,7 @@ question, so the error shows next to the field.
 
 from __future__ import annotations
 
+import functools
 import json
 import unicodedata
 from collections.abc import Mapping
@@ -90,16 +91,29 @@ def question_field(question: questionnaire.Question, *, required: bool = True) -
     )
 
 
-def gpu_model_choices() -> list[tuple[str, str]]:
-    """Each GPU model with where it is priced and its speed against an H100, from the figures
-    ("NVIDIA H20 · Mainland China · training 0.15×, inference 1.1× an H100")."""
+def speed_rows() -> tuple[tuple[str, str, float], ...]:
+    """The speed figures the GPU model choices show, as stored (what a step page showing
+    them is kept by)."""
     from decider.models import Assumption
 
-    language = get_language() or "en"
+    speeds = Assumption.objects.filter(name__in=["perf_train_vs_h100", "perf_infer_vs_h100"])
+    return tuple(speeds.values_list("gpu_model", "name", "value"))
+
+
+def gpu_model_choices(
+    rows: tuple[tuple[str, str, float], ...] | None = None,
+) -> list[tuple[str, str]]:
+    """Each GPU model with where it is priced and its speed against an H100, from the figures
+    ("NVIDIA H20 · Mainland China · training 0.15×, inference 1.1× an H100")."""
+    return list(_gpu_model_choices(speed_rows() if rows is None else rows, get_language() or "en"))
+
+
+@functools.lru_cache(maxsize=64)
+def _gpu_model_choices(
+    rows: tuple[tuple[str, str, float], ...], language: str
+) -> tuple[tuple[str, str], ...]:
     speeds: dict[tuple[str, str], float] = {}
-    for model, name, value in Assumption.objects.filter(
-        name__in=["perf_train_vs_h100", "perf_infer_vs_h100"]
-    ).values_list("gpu_model", "name", "value"):
+    for model, name, value in rows:
         speeds[(model or "h100", name)] = value  # the generic row is the H100 itself
     choices = []
     for value, label in questionnaire.GPU_MODELS:
@@ -115,7 +129,7 @@ def gpu_model_choices() -> list[tuple[str, str]]:
                 "infer": f"{infer:g}",
             }
         choices.append((value, text))
-    return choices
+    return tuple(choices)
 
 
 def _choice_message_now(question: questionnaire.Question) -> str:

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import hmac
 import secrets
@@ -136,6 +137,23 @@ class Constraint(models.Model):
         return self.key
 
 
+PRICE_COLUMNS = ("name", "gpu_model", "value", "source", "source_zh", "as_of")
+PriceRows = tuple[tuple[Any, ...], ...]
+
+
+def figures_of(rows: PriceRows, gpu_model: str) -> dict[str, Figure]:
+    """The figures of `Assumption.price_rows`: model rows win over generic ones."""
+    return dict(_figures_of(rows, gpu_model))
+
+
+@functools.lru_cache(maxsize=128)
+def _figures_of(rows: PriceRows, gpu_model: str) -> dict[str, Figure]:
+    # Built once per distinct set of rows: Figures are frozen, and callers get a copy.
+    return figures_select(
+        rows=(dict(zip(PRICE_COLUMNS, row, strict=True)) for row in rows), gpu_model=gpu_model
+    )
+
+
 class Assumption(models.Model):
     """A cost figure's value in one market's price set, with its source and the date it was
     checked. Money is in the market's currency (`decider.engine.markets`).
@@ -178,20 +196,28 @@ class Assumption(models.Model):
         return f"{self.name} ({self.market}, {self.gpu_model or 'all'})"
 
     @classmethod
-    def for_gpu_model(cls, gpu_model: str, market: str = DEFAULT_MARKET) -> dict[str, Figure]:
-        """Current figures of one market for one GPU model: model rows win over generic ones.
+    def price_rows(cls, gpu_model: str, market: str = DEFAULT_MARKET) -> PriceRows:
+        """The rows of one market's figures for one GPU model, as stored: what a page that
+        shows them is kept by (decider/caching.py), and what `for_gpu_model` reads.
 
         Read from the database every time: prices change in place (the admin, `manage.py`,
         SQL), with no version to key a cache by.
         """
-        rows = cls.objects.filter(market=market, gpu_model__in=["", gpu_model]).values(
-            "name", "gpu_model", "value", "source", "source_zh", "as_of"
-        )
-        return figures_select(rows=rows, gpu_model=gpu_model)
+        rows = cls.objects.filter(market=market, gpu_model__in=["", gpu_model])
+        return tuple(rows.values_list(*PRICE_COLUMNS))
+
+    @classmethod
+    def for_gpu_model(cls, gpu_model: str, market: str = DEFAULT_MARKET) -> dict[str, Figure]:
+        """Current figures of one market for one GPU model: model rows win over generic ones."""
+        return figures_of(cls.price_rows(gpu_model, market), gpu_model)
 
     @classmethod
     def for_answers(cls, answers: Mapping[str, Any]) -> dict[str, Figure]:
-        return cls.for_gpu_model(answers["gpu_model"], market_of(answers).key)
+        return figures_of(cls.rows_for_answers(answers), answers["gpu_model"])
+
+    @classmethod
+    def rows_for_answers(cls, answers: Mapping[str, Any]) -> PriceRows:
+        return cls.price_rows(answers.get("gpu_model", "h100"), market_of(answers).key)
 
 
 def token_hash(token: str) -> str:
@@ -258,8 +284,8 @@ class AssessmentQuerySet(models.QuerySet["Assessment"]):
         field = {"edit": "edit_hash", "view": "view_hash"}[kind]
         # An exact lookup of the hash: timing can only tell hashes apart, never tokens.
         # With its rule set: every scored page names the version it was scored with.
-        found = self.select_related("ruleset").defer(*defer)
-        return found.filter(**{field: token_hash(token)}).first()
+        found = self.select_related("ruleset").defer(*defer).order_by()  # unique: no sort
+        return next(iter(found.filter(**{field: token_hash(token)})[:1]), None)
 
 
 class Assessment(models.Model):
@@ -380,7 +406,11 @@ class Assessment(models.Model):
 
     def needs_scoring(self) -> bool:
         """True when the answers changed since the result was saved."""
-        return not self.result or self.scored_revision != self.revision
+        if self.scored_revision != self.revision:
+            return True
+        if "result" in self.get_deferred_fields():
+            return self.scored_at is None  # a result is saved with its time (SCORED_FIELDS)
+        return not self.result
 
 
 class ReportPdf(models.Model):

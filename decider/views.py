@@ -31,20 +31,28 @@ from django_ratelimit.core import is_ratelimited
 from django_ratelimit.decorators import ratelimit
 from django_ratelimit.exceptions import Ratelimited
 
-from decider import limits, pdf, report, services
+from decider import caching, limits, pdf, report, services
 from decider import method as decider_method
 from decider.engine import questionnaire
 from decider.engine.costs import CURRENCIES
 from decider.engine.figures import Figure
 from decider.engine.markets import market_of
 from decider.engine.outcomes import outcome_name
-from decider.forms import STEP_FORMS, FiguresStepForm, NameForm, StartForm, StepForm
+from decider.forms import (
+    STEP_FORMS,
+    FiguresStepForm,
+    NameForm,
+    StartForm,
+    StepForm,
+    speed_rows,
+)
 from decider.models import (
     NAME_MAX_LENGTH,
     Assessment,
     Assumption,
     LinksChanged,
     RuleSet,
+    figures_of,
     token_hash,
 )
 from decider.personas import PRESETS
@@ -67,19 +75,32 @@ class HtmxHttpRequest(HttpRequest):
 def _get_assessment(token: str, kind: str = "edit", *, defer: tuple[str, ...] = ()) -> Assessment:
     """The assessment behind an edit (/a/) or view-only (/v/) link; `defer`: columns left in
     the database until read."""
+    return _lookup(token, kind, defer)
+
+
+def _lookup(token: str, kind: str, defer: tuple[str, ...] = ()) -> Assessment:
+    # The scored pages' own way in (scored_link), so that a test can stand in for the
+    # others' without knowing what those pages defer.
     assessment = Assessment.objects.by_token(token, kind=kind, defer=defer)
     if assessment is None:
         raise Http404("No assessment at this link.")
     return assessment
 
 
-def scored_link(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+def scored_link(
+    view: Callable[..., HttpResponse] | None = None, *, defer: tuple[str, ...] = ()
+) -> Any:
     """The finished assessment behind the link (`kind` from the URL, edit by default), scored
-    if its answers changed since; an unfinished one goes to its first unanswered step."""
+    if its answers changed since; an unfinished one goes to its first unanswered step.
+
+    `defer`: columns read only if the page is drawn (a kept page is not: caching.kept_page).
+    """
+    if view is None:
+        return lambda view: scored_link(view, defer=defer)
 
     @wraps(view)
     def wrapper(request: HttpRequest, token: str, kind: str = "edit", **kwargs: Any):
-        assessment = _get_assessment(token, kind)
+        assessment = _lookup(token, kind, defer)
         missing = questionnaire.first_incomplete_step(assessment.answers)
         if missing is not None:
             if kind == "edit":
@@ -90,6 +111,10 @@ def scored_link(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse
         return view(request, assessment, token, kind, **kwargs)
 
     return wrapper
+
+
+# The saved result and derived answers (tens of KB of JSON): read only to draw a page.
+DRAWN_ONLY = ("result", "derived")
 
 
 def shared_page(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
@@ -116,8 +141,10 @@ def shared_page(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse
 
 def _remember(request: HttpRequest, token: str, *, kind: str = "edit") -> None:
     entry = f"{kind}:{token}"
-    recent = [e for e in request.session.get("recent", []) if e != entry]
-    request.session["recent"] = [entry, *recent][:RECENT_LIMIT]
+    recent = request.session.get("recent", [])
+    if recent[:1] == [entry]:
+        return  # first already: the session cookie need not be signed and sent again
+    request.session["recent"] = [entry, *(e for e in recent if e != entry)][:RECENT_LIMIT]
 
 
 def _forget(request: HttpRequest, token: str, *, kind: str) -> None:
@@ -184,8 +211,19 @@ def home(request: HttpRequest) -> HttpResponse:
         assessment, edit_token, _view = Assessment.create_with_links(answers=answers, name=name)
         _remember(request, edit_token)
         return redirect("decider-step", token=edit_token, slug=questionnaire.STEPS[0].slug)
-    context = {"form": form, "presets": PRESETS, "recent": _recent(request)[:5]}
-    return render(request, "decider/home.html", context)
+    recent = _recent(request)[:5]
+    # The start page shows the presets and this browser's assessments as they are now.
+    shown = tuple((r["token"], r["kind"], r["assessment"].updated_at) for r in recent)
+    return caching.kept_page(
+        request,
+        ("home", currency_of(request), shown),
+        lambda extra: render(
+            request,
+            "decider/home.html",
+            {"form": form, "presets": PRESETS, "recent": recent, **extra},
+        ),
+        links=[r[name] for r in recent for name in ("token", "compare_token")],
+    )
 
 
 @require_GET
@@ -307,8 +345,29 @@ def step(request: HtmxHttpRequest, token: str, slug: str) -> HttpResponse:
         form.is_valid()
         form.keep_typed_errors_only()
     else:
-        form = _step_form(current, assessment)
+        return caching.kept_page(
+            request,
+            _step_kept_by(request, current, assessment),
+            lambda extra: _render_step(
+                request, assessment, current, _step_form(current, assessment), extra
+            ),
+            links=[token],
+        )
     return _render_step(request, assessment, current, form)
+
+
+def _step_kept_by(
+    request: HttpRequest, step: questionnaire.Step, assessment: Assessment
+) -> tuple[Any, ...]:
+    """What a step page as saved shows besides its address and language (caching.kept_page):
+    the answers, the currency, and the figures it offers or prefills."""
+    parts: list[Any] = ["step", assessment.pk, assessment.revision, assessment.updated_at]
+    parts.append(currency_of(request))
+    if "gpu_model" in step.keys:
+        parts.append(caching.digest(speed_rows()))
+    if issubclass(STEP_FORMS[step.slug], FiguresStepForm):
+        parts += [assessment.scored_at, Assumption.rows_for_answers(assessment.answers)]
+    return tuple(parts)
 
 
 def _held_back_form(
@@ -386,7 +445,11 @@ def _after_step(
 
 
 def _render_step(
-    request: HtmxHttpRequest, assessment: Assessment, current: questionnaire.Step, form: StepForm
+    request: HtmxHttpRequest,
+    assessment: Assessment,
+    current: questionnaire.Step,
+    form: StepForm,
+    extra: dict[str, Any] | None = None,
 ) -> HttpResponse:
     assert request.resolver_match is not None
     token = request.resolver_match.kwargs["token"]
@@ -402,6 +465,7 @@ def _render_step(
         "can_finish": questionnaire.first_incomplete_step(assessment.answers) is None,
         # The language and currency buttons submit the step form, so what was typed stays.
         "switch_form": "step-form",
+        **(extra or {}),
     }
     template = "decider/step.html#swap" if request.htmx else "decider/step.html"
     return render(request, template, context)
@@ -422,12 +486,30 @@ def _links(request: HttpRequest, assessment: Assessment, edit_token: str) -> dic
 
 @shared_page
 @require_GET
-@scored_link
+@scored_link(defer=DRAWN_ONLY)
 def result(request: HttpRequest, assessment: Assessment, token: str, kind: str) -> HttpResponse:
     _remember(request, token, kind=kind)
-    prices = Assumption.for_answers(assessment.answers)  # read once for the form and the notice
-    what_if = _what_if_form(assessment, prices=prices)
-    return _result_page(request, assessment, token, kind, what_if=what_if, prices=prices)
+    rows = Assumption.rows_for_answers(
+        assessment.answers
+    )  # read once: the key, the form, the notice
+    key = caching.scored_key(assessment, currency_of(request))
+    kept_by = None if key is None else ("result", key, caching.basis_generation(), rows)
+
+    def draw(extra: dict[str, Any]) -> HttpResponse:
+        prices = figures_of(rows, assessment.answers["gpu_model"])
+        what_if = _what_if_form(assessment, prices=prices)
+        return _result_page(
+            request, assessment, token, kind, what_if=what_if, prices=prices, extra=extra
+        )
+
+    return caching.kept_page(request, kept_by, draw, links=_shown_links(assessment, token, kind))
+
+
+def _shown_links(assessment: Assessment, token: str, kind: str) -> list[str]:
+    """The link tokens a page of the assessment shows: its own, and the view link beside
+    an edit link."""
+    view_token = assessment.view_token(edit_token=token) if kind == "edit" else None
+    return [token, *([view_token] if view_token else [])]
 
 
 @shared_page
@@ -481,9 +563,11 @@ def _result_page(
     what_if: WhatIfForm,
     saved: Assessment | None = None,
     prices: dict[str, Figure] | None = None,
+    extra: dict[str, Any] | None = None,
 ) -> HttpResponse:
     """The result page of `shown`: the saved assessment, or a trial of it (`saved` given);
-    `prices`: today's price set for its answers, when the caller has read it."""
+    `prices`: today's price set for its answers, when the caller has read it; `extra`: more
+    context (caching.kept_page's)."""
     trial = saved is not None and shown is not saved
     context = report.result_context(shown, currency=currency_of(request))
     context |= {
@@ -502,14 +586,24 @@ def _result_page(
             "links": _links(request, shown, token),
             "name_form": NameForm(initial={"name": shown.name}),
         }
-    return render(request, "decider/result.html", context)
+    return render(request, "decider/result.html", context | (extra or {}))
 
 
 @shared_page
 @require_GET
-@scored_link
+@scored_link(defer=DRAWN_ONLY)
 def printable(request: HttpRequest, assessment: Assessment, token: str, kind: str) -> HttpResponse:
-    return render(request, "decider/report.html", _report_context(request, assessment, token, kind))
+    key = caching.scored_key(assessment, currency_of(request))
+    return caching.kept_page(
+        request,
+        None if key is None else ("report", key),
+        lambda extra: render(
+            request,
+            "decider/report.html",
+            _report_context(request, assessment, token, kind) | extra,
+        ),
+        links=_shown_links(assessment, token, kind),
+    )
 
 
 def _report_context(

@@ -1,12 +1,16 @@
 """What a saved result shows is computed once per scored result, and never goes stale."""
 
 import logging
+import re
 
 import pytest
+from django.core.cache import caches
+from django.test import Client
 from django.urls import reverse
 
+from decider import caching
 from decider.engine import costs
-from decider.models import RuleSet
+from decider.models import Assumption, RuleSet
 from decider.rulesets import ruleset_draft, ruleset_publish
 from tests.factories import STEP_POSTS, make_answers, make_assessment
 
@@ -102,3 +106,100 @@ def test_an_unreachable_cache_is_a_miss_not_an_error(client, rules, settings, ca
     assert page.status_code == report.status_code == 200
     assert 'id="costs"' in page.content.decode()
     assert "cache unreachable" in caplog.text
+
+
+# --- whole pages (caching.kept_page) ---------------------------------------------------
+
+CSRF_FIELD = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
+
+
+def test_a_kept_page_gives_each_browser_a_csrf_token_of_its_own(rules):
+    _assessment, edit, _view = make_assessment(answers=make_answers("growth"))
+    url = reverse("decider-result", args=[edit])
+    first, second = Client(enforce_csrf_checks=True), Client(enforce_csrf_checks=True)
+    drawn, kept = first.get(url), second.get(url)
+    assert drawn.templates and not kept.templates  # the second browser read the kept page
+    tokens = [set(CSRF_FIELD.findall(page.content.decode())) for page in (drawn, kept)]
+    assert all(len(found) == 1 for found in tokens) and tokens[0] != tokens[1]
+    assert "kept-page-hole" not in kept.content.decode()
+    rename = reverse("decider-rename", args=[edit])
+    (mine,), (theirs,) = tokens[1], tokens[0]
+    assert second.post(rename, {"name": "forged", "csrfmiddlewaretoken": theirs}).status_code == 403
+    assert second.post(rename, {"name": "Mine", "csrfmiddlewaretoken": mine}).status_code == 302
+    assert "Mine" in first.get(url).content.decode()
+
+
+def test_prices_changed_in_place_show_on_a_kept_page_at_once(client, rules):
+    _assessment, edit, _view = make_assessment(answers=make_answers("growth"))
+    url = reverse("decider-result", args=[edit])
+    assert "Some price figures have changed" not in client.get(url).content.decode()
+    assert not client.get(url).templates  # kept
+    Assumption.objects.filter(name="gpu_hour_on_demand").update(value=99.0)  # no signal, no save
+    assert "Some price figures have changed" in client.get(url).content.decode()
+
+
+def test_a_step_kept_shows_a_changed_speed_figure_and_a_new_answer_at_once(client, rules):
+    _assessment, edit, _view = make_assessment(answers=make_answers("growth"))
+    url = reverse("decider-step", args=[edit, "utilization"])
+    assert "training 0.15×" in client.get(url).content.decode()  # the H20, as loaded
+    assert not client.get(url).templates
+    Assumption.objects.filter(name="perf_train_vs_h100", gpu_model="h20").update(value=0.2)
+    assert "training 0.2×" in client.get(url).content.decode()
+    client.post(url, {**STEP_POSTS["utilization"], "gpus": "777", "next": "1"})
+    assert 'value="777"' in client.get(url).content.decode()
+
+
+def test_a_message_is_shown_once_and_never_kept(client, rules):
+    _assessment, edit, _view = make_assessment(answers=make_answers("growth"))
+    url = reverse("decider-result", args=[edit])
+    client.get(url)  # kept
+    links = reverse("decider-links", args=[edit])
+    told = client.post(links, {"action": "no-such-action"}, follow=True).content.decode()
+    assert "Unknown action." in told
+    again = client.get(url)
+    assert not again.templates and "Unknown action." not in again.content.decode()
+
+
+def test_each_language_currency_and_link_has_a_page_of_its_own(client, rules):
+    _assessment, edit, view = make_assessment(answers=make_answers("growth"))
+    english = client.get(reverse("decider-result", args=[edit])).content.decode()
+    viewed = client.get(reverse("decider-view", args=[view])).content.decode()
+    in_cny = client.get(reverse("decider-result", args=[edit]), {"currency": "CNY"})
+    chinese = client.get(reverse("decider-result", args=[edit]), HTTP_ACCEPT_LANGUAGE="zh-hans")
+    assert 'id="share"' in english and 'id="share"' not in viewed
+    assert "CNY" in in_cny.content.decode().split('id="costs"')[1].split("</table>")[0]
+    assert 'lang="zh-Hans"' in chinese.content.decode() and 'lang="en"' in english
+
+
+def test_no_working_link_is_written_into_the_cache(client, rules, monkeypatch):
+    _assessment, edit, view = make_assessment(answers=make_answers("growth"))
+    written = []
+    cache = caches[caching.CACHE]
+    keep = cache.set
+
+    def spied(key, value, *args, **kwargs):
+        written.append((key, value))
+        keep(key, value, *args, **kwargs)
+
+    monkeypatch.setattr(cache, "set", spied)
+    pages = [
+        reverse("decider-result", args=[edit]),
+        reverse("decider-view", args=[view]),
+        reverse("decider-edit-report", args=[edit]),
+        reverse("decider-step", args=[edit, "utilization"]),
+        reverse("decider-home"),  # lists this browser's assessments
+    ]
+    shown = [client.get(url).content.decode() for url in pages]
+    # The edit page shows both links; home lists the last one opened (the view link).
+    assert edit in shown[0] and view in shown[0] and view in shown[-1]
+    kept = [value for key, value in written if key.startswith("page:")]
+    assert len(kept) == len(pages)
+    assert not [value for value in kept if edit in value or view in value]
+    again = [client.get(url) for url in pages]
+    assert not any(page.templates for page in again)  # read back, holes filled
+    assert [_tokenless(page.content.decode()) for page in again] == list(map(_tokenless, shown))
+
+
+def _tokenless(page: str) -> str:
+    """The page with its CSRF tokens (new per request) blanked out."""
+    return re.sub(r'(csrfmiddlewaretoken" value="|"X-CSRFToken": ")[^"]+', r"\1", page)
