@@ -80,8 +80,9 @@ def _get_assessment(token: str, kind: str = "edit", *, defer: tuple[str, ...] = 
 
 def _lookup(token: str, kind: str, defer: tuple[str, ...] = ()) -> Assessment:
     # The scored pages' own way in (scored_link), so that a test can stand in for the
-    # others' without knowing what those pages defer.
-    assessment = Assessment.objects.by_token(token, kind=kind, defer=defer)
+    # others' without knowing what those pages defer. What is deferred is for drawing,
+    # and so is the rule set: a page served kept needs neither.
+    assessment = Assessment.objects.by_token(token, kind=kind, defer=defer, ruleset=not defer)
     if assessment is None:
         raise Http404("No assessment at this link.")
     return assessment
@@ -161,6 +162,8 @@ def _recent(request: HttpRequest) -> list[dict[str, Any]]:
         ][:RECENT_LIMIT]
     entries = [e.split(":", 1) for e in request.session.get("recent", [])]
     hashes = {kind: [token_hash(t) for k, t in entries if k == kind] for kind in ("edit", "view")}
+    if not entries:
+        return []  # a browser new here: nothing to look up
     by_edit = {a.edit_hash: a for a in Assessment.objects.filter(edit_hash__in=hashes["edit"])}
     by_view = {a.view_hash: a for a in Assessment.objects.filter(view_hash__in=hashes["view"])}
     found, seen = [], set()

@@ -10,7 +10,7 @@ from django.urls import reverse
 
 from decider import caching
 from decider.engine import costs
-from decider.models import Assumption, RuleSet
+from decider.models import PRICE_COLUMNS, Assumption, RuleSet
 from decider.rulesets import ruleset_draft, ruleset_publish
 from tests.factories import STEP_POSTS, make_answers, make_assessment
 
@@ -203,3 +203,16 @@ def test_no_working_link_is_written_into_the_cache(client, rules, monkeypatch):
 def _tokenless(page: str) -> str:
     """The page with its CSRF tokens (new per request) blanked out."""
     return re.sub(r'(csrfmiddlewaretoken" value="|"X-CSRFToken": ")[^"]+', r"\1", page)
+
+
+@pytest.mark.parametrize(
+    "market, gpu_model", [("global", "a100"), ("cn", "h20"), ("global", "b200")]
+)
+def test_price_rows_are_read_as_the_orm_reads_them(rules, market, gpu_model):
+    orm = Assumption.objects.filter(market=market, gpu_model__in=["", gpu_model])
+    expected = tuple(
+        (name, model, float(value), source, source_zh, str(as_of))
+        for name, model, value, source, source_zh, as_of in orm.values_list(*PRICE_COLUMNS)
+    )
+    assert any(row[1] == gpu_model for row in expected)  # model rows as well as generic ones
+    assert Assumption.price_rows(gpu_model, market) == expected
