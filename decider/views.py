@@ -162,10 +162,8 @@ def _recent(request: HttpRequest) -> list[dict[str, Any]]:
         ][:RECENT_LIMIT]
     entries = [e.split(":", 1) for e in request.session.get("recent", [])]
     hashes = {kind: [token_hash(t) for k, t in entries if k == kind] for kind in ("edit", "view")}
-    if not entries:
-        return []  # a browser new here: nothing to look up
-    by_edit = {a.edit_hash: a for a in Assessment.objects.filter(edit_hash__in=hashes["edit"])}
-    by_view = {a.view_hash: a for a in Assessment.objects.filter(view_hash__in=hashes["view"])}
+    by_edit = _by_hash("edit_hash", hashes["edit"])
+    by_view = _by_hash("view_hash", hashes["view"])
     found, seen = [], set()
     for kind, token in entries:
         assessment = (by_edit if kind == "edit" else by_view).get(token_hash(token))
@@ -190,6 +188,12 @@ def _recent(request: HttpRequest) -> list[dict[str, Any]]:
     if len(found) < len(entries):
         request.session["recent"] = [f"{e['kind']}:{e['token']}" for e in found]
     return found
+
+
+def _by_hash(field: str, hashes: list[str]) -> dict[str, Assessment]:
+    if not hashes:
+        return {}  # no link of this kind: nothing to look up
+    return {getattr(a, field): a for a in Assessment.objects.filter(**{f"{field}__in": hashes})}
 
 
 def currency_of(request: HttpRequest) -> str:
