@@ -22,7 +22,7 @@ from django.views.decorators.csrf import csrf_exempt
 from django_ratelimit.decorators import ratelimit
 
 from decider import limits, services
-from decider.engine import questionnaire
+from decider.engine import questionnaire, sizing
 from decider.engine.costs import CURRENCIES
 from decider.engine.figures import FIGURE_NAMES, FIGURES
 from decider.engine.outcomes import OUTCOMES
@@ -98,6 +98,9 @@ def assessments(request: HttpRequest) -> HttpResponse:
             return _errors({"name": f"must be text of at most {NAME_MAX_LENGTH} characters"})
         name = name_clean(name)
         raw = raw["answers"]
+    raw, sized, errors = sizing.answers_sized(raw)
+    if errors:
+        return _errors(errors)
     answers, errors = questionnaire.answers_validate(raw)
     if errors:
         return _errors(errors)
@@ -114,6 +117,8 @@ def assessments(request: HttpRequest) -> HttpResponse:
             document = services.assessment_document(
                 assessment, language=get_language() or "en", currency="USD", costs_shown=costs_usd
             )
+            if sized is not None:
+                document["sizing"] = sized  # what the work gave (its answers are saved)
             json.dumps(document, allow_nan=False)  # finite, or nothing is saved
     except ValueError as error:  # the cost model's own range checks, which validation missed
         return _errors(
@@ -230,7 +235,7 @@ def _answers_document_schema() -> dict[str, Any]:
         "required": always,
         # The demand: an average (utilization and shape), or the two levels (base and
         # time at the peak), which are given together or not at all.
-        "anyOf": [{"required": list(replaced)}, {"required": list(levels)}],
+        "anyOf": [{"required": list(replaced)}, {"required": list(levels)}, {"required": ["work"]}],
         "dependentRequired": {key: [other for other in levels if other != key] for key in levels},
         "additionalProperties": False,
         "properties": {key: _answer_schema(q) for key, q in questionnaire.QUESTIONS.items()}
@@ -241,7 +246,35 @@ def _answers_document_schema() -> dict[str, Any]:
                 "propertyNames": {"enum": sorted(FIGURE_NAMES)},
                 "properties": {name: _figure_schema(name) for name in FIGURE_NAMES},
                 "additionalProperties": {"type": "number", "minimum": 0},
-            }
+            },
+            "work": _work_schema(),
+        },
+    }
+
+
+def _work_schema() -> dict[str, Any]:
+    """The optional "work" block: the demand sized from a training plan and a service."""
+
+    def part(inputs: dict[str, tuple[float, float]]) -> dict[str, Any]:
+        return {
+            "type": "object",
+            "additionalProperties": False,
+            "required": [name for name in inputs if name not in sizing.OPTIONAL_INPUTS],
+            "properties": {
+                name: {"type": "number", "minimum": low, "maximum": high}
+                for name, (low, high) in inputs.items()
+            },
+        }
+
+    return {
+        "type": "object",
+        "description": "Size the demand from the work (not saved: the gpus, base_gpus and "
+        "peak_share_pct it gives are, unless given beside it). The response adds `sizing`.",
+        "additionalProperties": False,
+        "anyOf": [{"required": ["training"]}, {"required": ["inference"]}],
+        "properties": {
+            "training": part(sizing.TRAINING_INPUTS),
+            "inference": part(sizing.INFERENCE_INPUTS),
         },
     }
 
@@ -287,7 +320,8 @@ def _schemas() -> dict[str, Any]:
         name: {"type": "string", "format": "uri"}
         for name in ("edit_url", "view_url", "view_json_url")
     }
-    created = {"allOf": [_ref("Assessment"), {"type": "object", "properties": links}]}
+    sized = {"sizing": {"type": "object", "description": "What the answers' `work` gave."}}
+    created = {"allOf": [_ref("Assessment"), {"type": "object", "properties": links | sized}]}
     return {
         "Answers": _answers_document_schema(),
         "Result": result,

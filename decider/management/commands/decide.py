@@ -7,6 +7,7 @@ from django.core.management.base import BaseCommand
 from django.utils import translation
 from django.utils.translation import gettext
 
+from decider.engine import sizing
 from decider.engine.costs import CURRENCIES
 from decider.engine.figures import FIGURES
 from decider.engine.outcomes import outcome_name
@@ -52,6 +53,9 @@ class Command(BaseCommand):
         raw, problem = json_parse(text)
         if problem:
             return [f"{options['file']}: {problem}"], ""
+        raw, sized, problems = sizing.answers_sized(raw)
+        if problems:
+            return [f"{key}: {message}" for key, message in problems.items()], ""
         answers, errors = answers_validate(raw)
         if errors:
             return [f"{key}: {message}" for key, message in errors.items()], ""
@@ -59,6 +63,8 @@ class Command(BaseCommand):
             ruleset, evaluation = evaluate_now(answers, currency=options["currency"])
             data = result_localized(evaluation.result, options["lang"])
             data["costs"] = evaluation.costs
+            if sized is not None:
+                data["sizing"] = sized
             # Bare NaN or Infinity is not JSON; refusing it also refuses a "$nan" text total.
             document = json.dumps(data, ensure_ascii=False, indent=2, allow_nan=False)
         except NoRuleSet as error:

@@ -1,0 +1,457 @@
+"""Size from the work: the GPUs a training plan and an inference service need.
+
+A CTO knows the models and the traffic, not the GPU count. This module turns them into the
+questionnaire's demand answers (`gpus` at the peak, `base_gpus`, `peak_share_pct`), with each
+step of the arithmetic written out and every conversion figure dated and sourced, so that
+the page can show the working and the user can override the result.
+
+Training: a run of a model with N parameters on D tokens costs 6·N·D FLOPs (forward 2·N,
+backward 4·N per token). The cluster is the smallest whole number of nodes that does one run
+in the target number of days at the GPU model's dense BF16 peak times the achieved share of
+it (MFU), and that holds the training state (16 bytes a parameter).
+
+Inference: a token costs 2·N FLOPs. The average load in FLOP/s over the GPUs' achieved rate
+gives the GPUs at the average; the peak-to-average factor gives those at the peak. A replica
+holds the weights (2 bytes a parameter) with room for the KV cache; a latency target per
+output token adds GPUs to each replica (tensor parallel, within one node), as decoding one
+token reads every weight once.
+
+Plain Python: no Django, no database. `decider.models` passes the GPU model and its node size.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+SECONDS_PER_DAY = 86_400
+DAYS_PER_YEAR = 365
+
+
+@dataclass(frozen=True)
+class Conversion:
+    """A figure the sizing uses, with where it comes from and when it was checked."""
+
+    name: str
+    value: float
+    unit: str
+    source: str
+    as_of: str
+
+
+def _c(name: str, value: float, unit: str, source: str, as_of: str) -> Conversion:
+    return Conversion(name, value, unit, source, as_of)
+
+
+TRAIN_FLOPS = _c(
+    "train_flops_per_param_token",
+    6.0,
+    "FLOPs per parameter per token",
+    "Kaplan et al. 2020, Scaling Laws for Neural Language Models (arXiv 2001.08361), §2.1: "
+    "C ≈ 6N per training token (forward 2N, backward 4N)",
+    "2020-01-23",
+)
+INFER_FLOPS = _c(
+    "infer_flops_per_param_token",
+    2.0,
+    "FLOPs per parameter per token",
+    "Kaplan et al. 2020 (arXiv 2001.08361), §2.1: a forward pass costs about 2N per token",
+    "2020-01-23",
+)
+TRAIN_BYTES = _c(
+    "train_bytes_per_param",
+    16.0,
+    "bytes per parameter",
+    "Rajbhandari et al. 2020, ZeRO (arXiv 1910.02054), §3.1: mixed-precision Adam keeps "
+    "2 + 2 + 12 = 16 bytes per parameter (weights, gradients, optimizer states); "
+    "activations come on top",
+    "2020-05-13",
+)
+INFER_BYTES = _c(
+    "infer_bytes_per_param",
+    2.0,
+    "bytes per parameter",
+    "BF16/FP16 weights: 2 bytes per parameter (8-bit quantisation halves it)",
+    "2025-06-01",
+)
+MEMORY_USABLE = _c(
+    "memory_usable_share",
+    0.8,
+    "share of GPU memory",
+    "Estimate: a fifth of memory left for activations, the KV cache and the framework "
+    "(vLLM's default gpu_memory_utilization is 0.9, with activations outside it)",
+    "2025-06-01",
+)
+TRAIN_MFU = _c(
+    "train_mfu",
+    0.40,
+    "share of dense BF16 peak",
+    "Dubey et al. 2024, The Llama 3 Herd of Models (arXiv 2407.21783), Table 4: 38–43 % BF16 "
+    "model FLOPs utilization on 8,192–16,384 H100s; LLaMA (arXiv 2302.13971) ran at about "
+    "48 % on A100s",
+    "2024-07-31",
+)
+INFER_MFU = _c(
+    "infer_mfu",
+    0.25,
+    "share of dense BF16 peak",
+    "Estimate for batched serving at load: Pope et al. 2022, Efficiently Scaling Transformer "
+    "Inference (arXiv 2211.05102), reach 76 % in large-batch prefill and far less in decoding, "
+    "which reads every weight per token",
+    "2022-11-09",
+)
+DECODE_EFFICIENCY = _c(
+    "decode_bandwidth_share",
+    0.7,
+    "share of memory bandwidth",
+    "Estimate: decoding one token reads every weight once; serving engines reach 60–80 % of "
+    "the HBM bandwidth in that loop",
+    "2025-06-01",
+)
+
+CONVERSIONS: tuple[Conversion, ...] = (
+    TRAIN_FLOPS,
+    INFER_FLOPS,
+    TRAIN_BYTES,
+    INFER_BYTES,
+    MEMORY_USABLE,
+    TRAIN_MFU,
+    INFER_MFU,
+    DECODE_EFFICIENCY,
+)
+
+
+@dataclass(frozen=True)
+class Chip:
+    """One GPU model's datasheet figures: dense BF16 peak, memory and its bandwidth."""
+
+    tflops: float
+    memory_gb: float
+    bandwidth_tbs: float
+    source: str
+    as_of: str
+
+
+CHIPS: dict[str, Chip] = {
+    "h100": Chip(
+        989.5, 80, 3.35, "NVIDIA H100 SXM datasheet (BF16 1,979 TFLOPS with sparsity)", "2024-01-01"
+    ),
+    "h200": Chip(
+        989.5, 141, 4.8, "NVIDIA H200 SXM datasheet: the H100's compute, 141 GB HBM3e", "2024-11-01"
+    ),
+    "b200": Chip(
+        2250,
+        180,
+        8.0,
+        "NVIDIA DGX B200 datasheet: 72 PFLOPS FP8 training and 1,440 GB for 8 GPUs; BF16 dense half of FP8 dense",
+        "2025-03-01",
+    ),
+    "a100": Chip(
+        312, 80, 2.04, "NVIDIA A100 80GB SXM datasheet (BF16 312 TFLOPS dense)", "2021-06-01"
+    ),
+    "l40s": Chip(
+        362, 48, 0.864, "NVIDIA L40S datasheet (BF16 733 TFLOPS with sparsity)", "2023-10-01"
+    ),
+    "h20": Chip(
+        148,
+        96,
+        4.0,
+        "NVIDIA H20 specifications as reported (148 dense BF16 TFLOPS, 96 GB HBM3, 4.0 TB/s)",
+        "2024-06-01",
+    ),
+    "l20": Chip(
+        119.5,
+        48,
+        0.864,
+        "NVIDIA L20 specifications as reported (119.5 TFLOPS FP16, 48 GB GDDR6)",
+        "2024-06-01",
+    ),
+    "ascend_910b": Chip(
+        320,
+        64,
+        1.6,
+        "Estimate: press reports of about 320 TFLOPS FP16 and 64 GB HBM2e; no datasheet published",
+        "2024-06-01",
+    ),
+    "h800": Chip(
+        989.5, 80, 3.35, "The H100 SXM's chip and memory, NVLink cut to 400 GB/s", "2024-01-01"
+    ),
+    "a800": Chip(
+        312, 80, 2.04, "The A100 80GB's chip and memory, NVLink cut to 400 GB/s", "2023-01-01"
+    ),
+}
+
+
+@dataclass(frozen=True)
+class Training:
+    """A training plan: the model, the tokens of one run, runs a year, days a run may take."""
+
+    params_b: float  # parameters, billions
+    tokens_b: float  # tokens per run, billions
+    runs_per_year: float
+    days_per_run: float
+    mfu: float = TRAIN_MFU.value
+
+
+@dataclass(frozen=True)
+class Inference:
+    """A service: the model, tokens a day (in and out), the peak over the average, and the
+    time per output token it must keep (None: no target)."""
+
+    params_b: float
+    tokens_per_day_m: float  # millions of tokens a day
+    peak_to_average: float
+    latency_ms: float | None = None
+    mfu: float = INFER_MFU.value
+
+
+@dataclass
+class Sizing:
+    """The demand answers the work implies, with the arithmetic behind them."""
+
+    gpus: int  # at the peak
+    base_gpus: int  # at the quietest
+    peak_share_pct: float  # time at the peak, for the demand model's average
+    average_gpus: float
+    lines: list[dict[str, Any]] = field(default_factory=list)  # each step: what and how much
+    problems: list[str] = field(default_factory=list)  # targets it cannot reach
+
+    def answers(self) -> dict[str, Any]:
+        """The questionnaire's demand answers (the user may change each)."""
+        return {
+            "gpus": self.gpus,
+            "base_gpus": self.base_gpus,
+            "peak_share_pct": self.peak_share_pct,
+        }
+
+
+def _nodes(gpus: float, per_node: int) -> int:
+    """Whole nodes: a cluster is bought and rented by the node."""
+    return max(per_node, math.ceil(gpus / per_node - 1e-9) * per_node)
+
+
+def _split(gpus: float) -> int:
+    """GPUs a replica is split over: a power of two (tensor parallelism divides the
+    attention heads, which come in powers of two)."""
+    return 1 if gpus <= 1 else 2 ** math.ceil(math.log2(gpus) - 1e-9)
+
+
+def train_size(work: Training, chip: Chip, *, per_node: int) -> dict[str, Any]:
+    """The cluster one run needs in its target days, and how busy the plan keeps it."""
+    flops = TRAIN_FLOPS.value * work.params_b * 1e9 * work.tokens_b * 1e9
+    rate = chip.tflops * 1e12 * work.mfu  # FLOP/s one GPU achieves
+    gpu_seconds = flops / rate
+    for_time = gpu_seconds / (work.days_per_run * SECONDS_PER_DAY)
+    state_gb = TRAIN_BYTES.value * work.params_b  # GB, as params are in billions
+    for_memory = state_gb / (chip.memory_gb * MEMORY_USABLE.value)
+    gpus = _nodes(max(for_time, for_memory), per_node)
+    days = gpu_seconds / gpus / SECONDS_PER_DAY
+    busy = min(1.0, work.runs_per_year * days / DAYS_PER_YEAR)
+    return {
+        "flops_per_run": flops,
+        "gpu_hours_per_run": gpu_seconds / 3600,
+        "gpus_for_time": for_time,
+        "gpus_for_memory": for_memory,
+        "gpus": gpus,
+        "days_per_run": days,
+        "busy_share": busy,
+    }
+
+
+def infer_size(work: Inference, chip: Chip, *, per_node: int) -> dict[str, Any]:
+    """The GPUs at the average and at the peak, in whole replicas."""
+    weights_gb = INFER_BYTES.value * work.params_b
+    replica = _split(weights_gb / (chip.memory_gb * MEMORY_USABLE.value))
+    problems = []
+    if work.latency_ms is not None:
+        # Decoding a token reads every weight once; tensor parallelism splits the reading.
+        bandwidth = chip.bandwidth_tbs * 1e12 * DECODE_EFFICIENCY.value  # bytes/s per GPU
+        needed = weights_gb * 1e9 / (bandwidth * work.latency_ms / 1000)
+        if needed > per_node:
+            problems.append("latency")
+        replica = max(replica, min(per_node, _split(needed)))
+    if replica > per_node:
+        problems.append("memory")
+    average_tokens_s = work.tokens_per_day_m * 1e6 / SECONDS_PER_DAY
+    flops_s = INFER_FLOPS.value * work.params_b * 1e9 * average_tokens_s
+    rate = chip.tflops * 1e12 * work.mfu
+    average = flops_s / rate
+    peak = average * work.peak_to_average
+    # Assumed: the quietest hours run as far below the average as the peak runs above it.
+    trough = average / work.peak_to_average
+
+    def replicas(gpus: float) -> int:
+        return max(1, math.ceil(gpus / replica - 1e-9)) * replica
+
+    return {
+        "tokens_per_second": average_tokens_s,
+        "flops_per_second": flops_s,
+        "gpus_per_replica": replica,
+        "average_gpus": average,
+        "gpus": replicas(peak),
+        "base_gpus": replicas(trough),
+        "problems": problems,
+    }
+
+
+def size(
+    *,
+    gpu_model: str,
+    per_node: int = 8,
+    training: Training | None = None,
+    inference: Inference | None = None,
+) -> Sizing:
+    """The demand of a training plan, an inference service, or both on one fleet.
+
+    Both: the peak is the service's peak with a training run going (the worst hour), the
+    base is the service's quietest hour, and the time at the peak makes the average right.
+    """
+    if training is None and inference is None:
+        raise ValueError("size what: a training plan, an inference service, or both")
+    chip = CHIPS[gpu_model]
+    lines: list[dict[str, Any]] = []
+    problems: list[str] = []
+    peak = base = 0
+    average = 0.0
+    if training is not None:
+        t = train_size(training, chip, per_node=per_node)
+        lines += [
+            {"key": "train_flops", "value": t["flops_per_run"]},
+            {"key": "train_gpu_hours", "value": t["gpu_hours_per_run"]},
+            {"key": "train_gpus_for_time", "value": t["gpus_for_time"]},
+            {"key": "train_gpus_for_memory", "value": t["gpus_for_memory"]},
+            {"key": "train_gpus", "value": t["gpus"]},
+            {"key": "train_days", "value": t["days_per_run"]},
+            {"key": "train_busy_share", "value": t["busy_share"]},
+        ]
+        peak += t["gpus"]
+        average += t["gpus"] * t["busy_share"]
+    if inference is not None:
+        i = infer_size(inference, chip, per_node=per_node)
+        lines += [
+            {"key": "infer_tokens_per_second", "value": i["tokens_per_second"]},
+            {"key": "infer_gpus_per_replica", "value": i["gpus_per_replica"]},
+            {"key": "infer_average_gpus", "value": i["average_gpus"]},
+            {"key": "infer_gpus", "value": i["gpus"]},
+            {"key": "infer_base_gpus", "value": i["base_gpus"]},
+        ]
+        peak += i["gpus"]
+        base += i["base_gpus"]
+        average += max(i["average_gpus"], i["base_gpus"])
+        problems += i["problems"]
+    average = min(max(average, base), peak)
+    share = 0.0 if peak == base else (average - base) / (peak - base)
+    return Sizing(
+        gpus=peak,
+        base_gpus=base,
+        peak_share_pct=round(share * 100, 1),
+        average_gpus=average,
+        lines=lines,
+        problems=problems,
+    )
+
+
+# --- the workload as sent (decide's answers file: "work") -----------------------
+
+# Each input: (lowest, highest) accepted; mfu may be left out (the default above).
+TRAINING_INPUTS = {
+    "params_b": (0.001, 100_000.0),
+    "tokens_b": (0.001, 1_000_000.0),
+    "runs_per_year": (0.01, 1_000.0),
+    "days_per_run": (0.01, 3_650.0),
+    "mfu": (0.01, 1.0),
+}
+INFERENCE_INPUTS = {
+    "params_b": (0.001, 100_000.0),
+    "tokens_per_day_m": (0.000001, 1_000_000_000.0),
+    "peak_to_average": (1.0, 100.0),
+    "latency_ms": (0.1, 100_000.0),
+    "mfu": (0.01, 1.0),
+}
+OPTIONAL_INPUTS = frozenset({"mfu", "latency_ms"})
+
+
+def workload_parse(raw: Any) -> tuple[Training | None, Inference | None, dict[str, str]]:
+    """{"training": {...}, "inference": {...}} (either or both) checked: the work, or a
+    message per input in error ("work.training.params_b": ...)."""
+    errors: dict[str, str] = {}
+    if not isinstance(raw, dict) or not ({"training", "inference"} & set(raw)):
+        return None, None, {"work": 'give "training", "inference" or both'}
+    for extra in set(raw) - {"training", "inference"}:
+        errors[f"work.{extra}"] = "not a part of the workload"
+    parsed: dict[str, dict[str, float]] = {}
+    for part, inputs in (("training", TRAINING_INPUTS), ("inference", INFERENCE_INPUTS)):
+        if part not in raw:
+            continue
+        given = raw[part]
+        if not isinstance(given, dict):
+            errors[f"work.{part}"] = "must be an object of numbers"
+            continue
+        for extra in set(given) - set(inputs):
+            errors[f"work.{part}.{extra}"] = "not an input of the sizing"
+        values = {}
+        for name, (low, high) in inputs.items():
+            value = given.get(name)
+            if value is None and name in OPTIONAL_INPUTS:
+                continue
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                errors[f"work.{part}.{name}"] = f"give a number from {low:g} to {high:g}"
+            elif not low <= value <= high:
+                errors[f"work.{part}.{name}"] = f"must be from {low:g} to {high:g}"
+            else:
+                values[name] = float(value)
+        parsed[part] = values
+    if errors:
+        return None, None, errors
+    training = Training(**parsed["training"]) if "training" in parsed else None
+    inference = Inference(**parsed["inference"]) if "inference" in parsed else None
+    return training, inference, {}
+
+
+def sizing_document(sized: Sizing, *, gpu_model: str) -> dict[str, Any]:
+    """The sizing as JSON: the answers it gives, its arithmetic and its figures."""
+    chip = CHIPS[gpu_model]
+    return {
+        **sized.answers(),
+        "average_gpus": sized.average_gpus,
+        "gpu_model": gpu_model,
+        "lines": sized.lines,
+        "problems": sized.problems,
+        "chip": {
+            "tflops_bf16_dense": chip.tflops,
+            "memory_gb": chip.memory_gb,
+            "bandwidth_tbs": chip.bandwidth_tbs,
+            "source": chip.source,
+            "as_of": chip.as_of,
+        },
+        "conversions": [
+            {"name": c.name, "value": c.value, "unit": c.unit, "source": c.source, "as_of": c.as_of}
+            for c in CONVERSIONS
+        ],
+    }
+
+
+def answers_sized(raw: Any) -> tuple[Any, dict[str, Any] | None, dict[str, str]]:
+    """Answers as sent, with a "work" block turned into the demand answers it implies:
+    (the answers, the sizing document or None, errors by input). Answers given beside the
+    block win (they are the user's override); an average utilization given stands for the
+    demand levels, so only the GPU count is filled in then. The block itself is not an
+    answer: what it gave is.
+    """
+    if not isinstance(raw, dict) or "work" not in raw:
+        return raw, None, {}
+    raw = dict(raw)
+    training, inference, errors = workload_parse(raw.pop("work"))
+    if errors:
+        return raw, None, errors
+    gpu_model = raw.get("gpu_model", "h100")
+    if gpu_model not in CHIPS:
+        return raw, None, {}  # the answers' own check names the GPU model in error
+    sized = size(gpu_model=gpu_model, training=training, inference=inference)
+    given = sized.answers()
+    if "utilization_pct" in raw:
+        given = {"gpus": given["gpus"]}
+    for key, value in given.items():
+        raw.setdefault(key, value)
+    return raw, sizing_document(sized, gpu_model=gpu_model), {}
