@@ -105,7 +105,8 @@ def test_the_demand_answers_keep_the_average_of_the_work():
 def test_a_training_only_plan_idles_between_runs():
     sized = size(gpu_model="a100", training=_llama(runs_per_year=2))
     assert sized.base_gpus == 0
-    assert sized.peak_share_pct == pytest.approx(2 * sized.lines[5]["value"] / 365 * 100, abs=0.1)
+    days = next(line["value"] for line in sized.lines if line["key"] == "train_days")
+    assert sized.peak_share_pct == pytest.approx(2 * days / 365 * 100, abs=0.1)
 
 
 def test_every_conversion_and_chip_is_dated_and_sourced():
@@ -202,7 +203,7 @@ def test_the_api_saves_the_demand_the_work_gives_and_shows_the_sizing(client, ru
     data = response.json()
     expected = size(gpu_model="h100", inference=Inference(**SERVICE["inference"]))
     assert data["sizing"]["gpus"] == expected.gpus
-    assert data["sizing"]["lines"][1] == {"key": "infer_gpus_per_replica", "value": 4}
+    assert {"key": "infer_gpus_per_replica", "value": 4} in data["sizing"]["lines"]
     saved = Assessment.objects.get(pk=Assessment.objects.latest("pk").pk)
     assert saved.answers["gpus"] == expected.gpus
     assert saved.answers["base_gpus"] == expected.base_gpus and "work" not in saved.answers

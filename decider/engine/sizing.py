@@ -295,6 +295,29 @@ def infer_size(work: Inference, chip: Chip, *, per_node: int) -> dict[str, Any]:
     }
 
 
+# The arithmetic as shown, in order: line key → what train_size or infer_size returns.
+TRAIN_LINES = {
+    "train_flops": "flops_per_run",
+    "train_gpu_hours": "gpu_hours_per_run",
+    "train_gpus_for_time": "gpus_for_time",
+    "train_gpus_for_memory": "gpus_for_memory",
+    "train_gpus": "gpus",
+    "train_days": "days_per_run",
+    "train_busy_share": "busy_share",
+}
+INFER_LINES = {
+    "infer_tokens_per_second": "tokens_per_second",
+    "infer_gpus_per_replica": "gpus_per_replica",
+    "infer_average_gpus": "average_gpus",
+    "infer_gpus": "gpus",
+    "infer_base_gpus": "base_gpus",
+}
+
+
+def _lines(shown: dict[str, str], computed: dict[str, Any]) -> list[dict[str, Any]]:
+    return [{"key": key, "value": computed[name]} for key, name in shown.items()]
+
+
 def size(
     *,
     gpu_model: str,
@@ -316,26 +339,12 @@ def size(
     average = 0.0
     if training is not None:
         t = train_size(training, chip, per_node=per_node)
-        lines += [
-            {"key": "train_flops", "value": t["flops_per_run"]},
-            {"key": "train_gpu_hours", "value": t["gpu_hours_per_run"]},
-            {"key": "train_gpus_for_time", "value": t["gpus_for_time"]},
-            {"key": "train_gpus_for_memory", "value": t["gpus_for_memory"]},
-            {"key": "train_gpus", "value": t["gpus"]},
-            {"key": "train_days", "value": t["days_per_run"]},
-            {"key": "train_busy_share", "value": t["busy_share"]},
-        ]
+        lines += _lines(TRAIN_LINES, t)
         peak += t["gpus"]
         average += t["gpus"] * t["busy_share"]
     if inference is not None:
         i = infer_size(inference, chip, per_node=per_node)
-        lines += [
-            {"key": "infer_tokens_per_second", "value": i["tokens_per_second"]},
-            {"key": "infer_gpus_per_replica", "value": i["gpus_per_replica"]},
-            {"key": "infer_average_gpus", "value": i["average_gpus"]},
-            {"key": "infer_gpus", "value": i["gpus"]},
-            {"key": "infer_base_gpus", "value": i["base_gpus"]},
-        ]
+        lines += _lines(INFER_LINES, i)
         peak += i["gpus"]
         base += i["base_gpus"]
         average += max(i["average_gpus"], i["base_gpus"])
