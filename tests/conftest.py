@@ -1,4 +1,5 @@
 import os
+from types import SimpleNamespace
 
 import pytest
 from django.conf import settings
@@ -22,6 +23,15 @@ def _no_rate_limits(settings):
     """Rate limits have their own tests (tests/test_limits.py); elsewhere a suite that creates
     hundreds of assessments from one address would run into them."""
     settings.RATELIMIT_ENABLE = False
+
+
+@pytest.fixture
+def still_limit_clock(monkeypatch):
+    """Rate-limit counters are kept per fixed window ("2/m": this minute). With the clock
+    standing still, a test that straddles a window's end does not find its counts reset."""
+    import django_ratelimit.core
+
+    monkeypatch.setattr(django_ratelimit.core, "time", SimpleNamespace(time=lambda: 1.8e9))
 
 
 @pytest.fixture(autouse=True)

@@ -14,7 +14,7 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def limited(settings):
+def limited(settings, still_limit_clock):
     settings.RATELIMIT_ENABLE = True
     settings.DECIDER_RATES = {"create": "3/h", "login": "2/m"}
     cache.clear()

@@ -371,7 +371,9 @@ def test_renders_at_once_are_limited_across_workers(shared, settings):
     assert not ReportPdf.objects.exists()
 
 
-def test_renders_started_are_rate_limited_and_polls_are_not(client, shared, gate, worker, settings):
+def test_renders_started_are_rate_limited_and_polls_are_not(
+    client, shared, gate, worker, settings, still_limit_clock
+):
     _assessment, _edit, view = shared
     settings.RATELIMIT_ENABLE = True
     settings.DECIDER_RATES = {**settings.DECIDER_RATES, "pdf": "2/m"}

@@ -92,6 +92,7 @@
     return Plotly.newPlot(el, figure.data, layout, config)
       .then(() => fitLegend(el))
       .then(() => {
+        if (el.dataset.width) hatchAsLines(el);
         el.dataset.drawn = "true";
         done("drawn");
         if (el.on) el.on("plotly_afterplot", () => fitLegend(el));
@@ -134,6 +135,54 @@
       el.classList.add("plot-grow");
     }
     return Plotly.relayout(el, update);
+  }
+
+  // Chromium prints an SVG pattern fill as a 300 dpi picture of the whole shape
+  // (about 77 KB a bar), so a report with hatched bars became a 2 MB PDF. On a
+  // static plot (the printable report) each hatched shape gets its pattern's colour
+  // as a plain fill and the pattern's strokes on top, repeated and clipped to the
+  // shape: the same picture, printed as lines.
+  const SVG = "http://www.w3.org/2000/svg";
+  let clips = 0;
+  function hatchAsLines(el) {
+    el.querySelectorAll(".pattern_filled").forEach((shape) => {
+      const match = /url\("?#([^")]+)"?\)/.exec(shape.style.fill || "");
+      const pattern = match && document.getElementById(match[1]);
+      if (!pattern) return;
+      const transform = pattern.getAttribute("patternTransform") || "";
+      const scale = /^\s*(?:scale\(([\d.]+)\))?\s*$/.exec(transform);
+      const width = parseFloat(pattern.getAttribute("width"));
+      const height = parseFloat(pattern.getAttribute("height"));
+      if (!scale || !(width > 0) || !(height > 0)) return; // drawn as Plotly drew it
+      const background = pattern.querySelector("rect");
+      const factor = Number(scale[1] || 1);
+      const box = shape.getBBox();
+      // The shape's own transform (a legend swatch's offset) moves the copy as well.
+      const wrap = document.createElementNS(SVG, "g");
+      const moved = shape.getAttribute("transform");
+      if (moved) wrap.setAttribute("transform", moved);
+      const clip = wrap.appendChild(document.createElementNS(SVG, "clipPath"));
+      clip.id = "hatch-clip-" + ++clips;
+      const outline = clip.appendChild(document.createElementNS(SVG, "path"));
+      outline.setAttribute("d", shape.getAttribute("d"));
+      const clipped = wrap.appendChild(document.createElementNS(SVG, "g"));
+      clipped.setAttribute("clip-path", `url(#${clip.id})`);
+      const tiles = clipped.appendChild(document.createElementNS(SVG, "g"));
+      tiles.setAttribute("transform", `scale(${factor})`);
+      const strokes = [...pattern.children].filter((child) => child !== background);
+      const [x0, x1] = [box.x / factor, (box.x + box.width) / factor];
+      const [y0, y1] = [box.y / factor, (box.y + box.height) / factor];
+      for (let x = Math.floor(x0 / width) * width; x < x1; x += width) {
+        for (let y = Math.floor(y0 / height) * height; y < y1; y += height) {
+          const tile = tiles.appendChild(document.createElementNS(SVG, "g"));
+          tile.setAttribute("transform", `translate(${x},${y})`);
+          strokes.forEach((stroke) => tile.appendChild(stroke.cloneNode(true)));
+        }
+      }
+      shape.style.fill = background ? background.getAttribute("fill") : "none";
+      shape.style.fillOpacity = background ? background.getAttribute("fill-opacity") || 1 : 1;
+      shape.after(wrap);
+    });
   }
 
   function drawAll(root) {
