@@ -96,8 +96,7 @@ def speed_rows() -> tuple[tuple[str, str, float], ...]:
     them is kept by)."""
     from decider.models import Assumption
 
-    speeds = Assumption.objects.filter(name__in=["perf_train_vs_h100", "perf_infer_vs_h100"])
-    return tuple(speeds.values_list("gpu_model", "name", "value"))
+    return Assumption.speed_rows()
 
 
 def gpu_model_choices(

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from django.core.validators import MaxValueValidator, MinValueValidator
-from django.db import connections, models
+from django.db import connections, models, router
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from simple_history.models import HistoricalRecords
@@ -221,6 +221,21 @@ class Assumption(models.Model):
         return rows.values_list(*PRICE_COLUMNS).query.sql_with_params()
 
     @classmethod
+    def speed_rows(cls) -> tuple[tuple[str, str, float], ...]:
+        """(gpu_model, name, value) of the speed figures against an H100, in the figures'
+        order: what the GPU model choices show (forms.gpu_model_choices)."""
+        sql, params = cls._speed_rows_sql()  # built once, as the price rows' query
+        with connections[cls.objects.db].cursor() as cursor:
+            cursor.execute(sql, params)
+            return tuple((model, name, float(value)) for model, name, value in cursor.fetchall())
+
+    @classmethod
+    @functools.cache
+    def _speed_rows_sql(cls) -> tuple[str, tuple[Any, ...]]:
+        speeds = cls.objects.filter(name__in=["perf_train_vs_h100", "perf_infer_vs_h100"])
+        return speeds.values_list("gpu_model", "name", "value").query.sql_with_params()
+
+    @classmethod
     def for_gpu_model(cls, gpu_model: str, market: str = DEFAULT_MARKET) -> dict[str, Figure]:
         """Current figures of one market for one GPU model: model rows win over generic ones."""
         return figures_of(cls.price_rows(gpu_model, market), gpu_model)
@@ -298,12 +313,46 @@ class AssessmentQuerySet(models.QuerySet["Assessment"]):
         """The assessment whose edit (or view) link is `token`, or None; `defer`: columns
         left in the database until read; `ruleset`: its rule set read along (every scored
         page names the version it was scored with), else read if asked for."""
-        field = {"edit": "edit_hash", "view": "view_hash"}[kind]
         # An exact lookup of the hash: timing can only tell hashes apart, never tokens.
+        if defer and not ruleset and not self.query.where and self._db is None:
+            return _by_hash(token_hash(token), kind, defer)  # every page a link opens
+        field = {"edit": "edit_hash", "view": "view_hash"}[kind]
         found = self.defer(*defer).order_by()  # unique: no sort
         if ruleset:
             found = found.select_related("ruleset")
         return next(iter(found.filter(**{field: token_hash(token)})[:1]), None)
+
+
+def _by_hash(digest: str, kind: str, defer: tuple[str, ...]) -> Assessment | None:
+    """by_token's query with the ORM's SQL and converters, built once per kind and deferred
+    columns: compiling the query cost more than running it (0.5 ms of a page's 1.5 ms)."""
+    alias = router.db_for_read(Assessment)
+    sql, names, columns = _by_hash_query(alias, kind, defer)
+    connection = connections[alias]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [digest])
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    values = list(row)
+    for i, column in enumerate(columns):
+        for convert in connection.ops.get_db_converters(column) + column.get_db_converters(
+            connection
+        ):
+            values[i] = convert(values[i], column, connection)
+    return Assessment.from_db(alias, names, values)
+
+
+@functools.cache
+def _by_hash_query(alias: str, kind: str, defer: tuple[str, ...]) -> tuple[str, list[str], list]:
+    """The SQL of one assessment by its link hash ("%s"), its columns' names and fields."""
+    field = {"edit": "edit_hash", "view": "view_hash"}[kind]
+    query = Assessment.objects.using(alias).defer(*defer).order_by()
+    compiler = query.filter(**{field: "digest"})[:1].query.get_compiler(alias)
+    sql, params = compiler.as_sql()
+    assert params == ("digest",), params
+    columns = [column for column, _sql, _alias in compiler.select]
+    return sql, [column.target.attname for column in columns], columns
 
 
 class Assessment(models.Model):

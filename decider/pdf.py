@@ -47,7 +47,7 @@ from django.conf import settings
 from django.contrib.staticfiles import finders
 from django.contrib.staticfiles.storage import staticfiles_storage
 from django.core.cache import cache
-from django.db import transaction
+from django.db import connections, transaction
 from django.utils.text import slugify
 
 from decider.models import Assessment, ReportPdf
@@ -410,15 +410,25 @@ def _enqueue(job: dict[str, Any]) -> None:
 
 
 def _look(key: str) -> bytes | None:
-    cached = ReportPdf.objects.filter(key=key).values_list("pdf", flat=True).first()
-    if cached is not None:
-        return bytes(cached)
+    sql, _params = _stored_sql()
+    with connections[ReportPdf.objects.db].cursor() as cursor:
+        cursor.execute(sql, [key])
+        stored = cursor.fetchone()
+    if stored is not None:
+        return bytes(stored[0])
     if (document := cache.get(UNCACHED % key)) is not None:
         return document
     if (why := cache.get(FAILED % key)) is not None:
         cache.delete(FAILED % key)  # told once: asking again tries again
         raise PdfError(why)
     return None
+
+
+@functools.cache
+def _stored_sql() -> tuple[str, tuple[Any, ...]]:
+    """The query of a stored PDF by its key ("%s"), built by the ORM once: building it cost
+    more than running it."""
+    return ReportPdf.objects.filter(key="key").values_list("pdf").query.sql_with_params()
 
 
 def _fonts_ok(page: str, assessment: Assessment) -> bool:

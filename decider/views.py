@@ -643,7 +643,7 @@ def report_page_html(assessment: Assessment, page: pdf.Page) -> str:
 
 @shared_page
 @require_GET
-@scored_link
+@scored_link(defer=DRAWN_ONLY)  # a worker prints the PDF and reads the result itself
 def report_pdf(
     request: HtmxHttpRequest, assessment: Assessment, token: str, kind: str
 ) -> HttpResponse:

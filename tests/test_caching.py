@@ -8,9 +8,9 @@ from django.core.cache import caches
 from django.test import Client
 from django.urls import reverse
 
-from decider import caching
+from decider import caching, services
 from decider.engine import costs
-from decider.models import PRICE_COLUMNS, Assumption, RuleSet
+from decider.models import PRICE_COLUMNS, Assessment, Assumption, RuleSet
 from decider.rulesets import ruleset_draft, ruleset_publish
 from tests.factories import STEP_POSTS, make_answers, make_assessment
 
@@ -216,3 +216,27 @@ def test_price_rows_are_read_as_the_orm_reads_them(rules, market, gpu_model):
     )
     assert any(row[1] == gpu_model for row in expected)  # model rows as well as generic ones
     assert Assumption.price_rows(gpu_model, market) == expected
+
+
+def test_speed_rows_are_read_as_the_orm_reads_them(rules):
+    speeds = Assumption.objects.filter(name__in=["perf_train_vs_h100", "perf_infer_vs_h100"])
+    expected = tuple(speeds.values_list("gpu_model", "name", "value"))
+    assert len({model for model, _name, _value in expected}) >= 8  # every GPU model offered
+    assert Assumption.speed_rows() == expected
+    speeds.filter(gpu_model="b200", name="perf_train_vs_h100").update(value=2.75)
+    assert ("b200", "perf_train_vs_h100", 2.75) in Assumption.speed_rows()
+
+
+@pytest.mark.parametrize("kind", ["edit", "view"])
+@pytest.mark.parametrize("defer", [("result", "derived"), ("result",)])
+def test_a_link_is_looked_up_as_the_orm_looks_it_up(rules, kind, defer):
+    assessment, edit, view = make_assessment(name="Lookup")
+    services.assessment_score(assessment)
+    token = {"edit": edit, "view": view}[kind]
+    fast = Assessment.objects.by_token(token, kind=kind, defer=defer, ruleset=False)
+    orm = Assessment.objects.defer(*defer).get(pk=assessment.pk)
+    assert fast is not None and fast.get_deferred_fields() == orm.get_deferred_fields()
+    shown = [f.attname for f in Assessment._meta.concrete_fields if f.attname not in defer]
+    assert [getattr(fast, name) for name in shown] == [getattr(orm, name) for name in shown]
+    assert fast.result == Assessment.objects.get(pk=assessment.pk).result  # read when asked
+    assert Assessment.objects.by_token(token + "x", kind=kind, defer=defer, ruleset=False) is None
