@@ -22,7 +22,7 @@ from django.views.decorators.csrf import csrf_exempt
 from django_ratelimit.decorators import ratelimit
 
 from decider import limits, services
-from decider.engine import questionnaire, sizing
+from decider.engine import odds, questionnaire, sizing
 from decider.engine.costs import CURRENCIES
 from decider.engine.figures import FIGURE_NAMES, FIGURES
 from decider.engine.outcomes import OUTCOMES
@@ -248,6 +248,41 @@ def _answers_document_schema() -> dict[str, Any]:
                 "additionalProperties": {"type": "number", "minimum": 0},
             },
             "work": _work_schema(),
+            "uncertainty": _uncertainty_schema(),
+        },
+    }
+
+
+def _uncertainty_schema() -> dict[str, Any]:
+    """The optional ranges the odds are drawn from (engine/odds.py), per uncertain input."""
+    least, most = odds.RANGE_LIMITS
+    return {
+        "type": "object",
+        "description": "Ranges the odds draw from: today's figure times a multiplier from "
+        "low to high, triangular with its mode at 1. An input left out keeps its default "
+        "(the result's `odds.ranges` shows them, with their sources).",
+        "additionalProperties": False,
+        "properties": {
+            name: {
+                "type": "object",
+                "description": spread.label,
+                "additionalProperties": False,
+                "properties": {
+                    "low": {
+                        "type": "number",
+                        "minimum": least,
+                        "maximum": 1,
+                        "default": spread.low,
+                    },
+                    "high": {
+                        "type": "number",
+                        "minimum": 1,
+                        "maximum": most,
+                        "default": spread.high,
+                    },
+                },
+            }
+            for name, spread in odds.SPREADS.items()
         },
     }
 
@@ -304,6 +339,15 @@ def _schemas() -> dict[str, Any]:
             "contributions": {"type": "array", "items": {"type": "object"}},
             "ruleset_version": {"type": "integer"},
             "costs": {"type": "object"},
+            "odds": {
+                "type": "object",
+                "description": "How sure the cheapest option is: `cheapest_probability` per "
+                "compared outcome over `draws` draws with `seed`, the `drivers` (rank "
+                "correlation with the leader's lead), P10/P50/P90 `present_value` per outcome "
+                "and cumulative `bands` per option at `bands.months`, and the `ranges` drawn "
+                "from.",
+                "required": ["draws", "seed", "cheapest_probability", "drivers", "bands"],
+            },
         },
     }
     assessment = {

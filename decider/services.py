@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import secrets
 import time
 from dataclasses import asdict, replace
 from datetime import timedelta
@@ -25,7 +26,7 @@ from django.utils import timezone
 from decider import caching
 from decider.engine import costs, questionnaire, scoring
 from decider.engine.batch import Impact, Transition, impact_compute
-from decider.engine.evaluation import Evaluation, answers_evaluate, cost_answers
+from decider.engine.evaluation import Evaluation, answers_evaluate, answers_odds, cost_answers
 from decider.engine.figures import FIGURE_NAMES, Figure, figures_as_dict, figures_from_dict
 from decider.engine.markets import DEFAULT_MARKET, market_of
 from decider.engine.merge import answers_merge
@@ -162,6 +163,8 @@ def _take_result(
         "figures": figures_as_dict(figures, market_of(assessment.answers).currency),
         "gpu_model": assessment.answers["gpu_model"],
         "market": market_of(assessment.answers).key,
+        # The odds' draws are fixed per saved result: a shared link shows everyone the same.
+        "odds_seed": secrets.randbelow(2**32),
     }
     assessment.recommendation = evaluation.result.recommendation or ""
     # Answers the app derived, so a draft rule set can re-score without the cost model.
@@ -213,6 +216,24 @@ def assessment_costs(assessment: Assessment, *, currency: str) -> dict[str, Any]
     )
 
 
+def assessment_odds(assessment: Assessment, *, currency: str) -> dict[str, Any]:
+    """The odds of a scored assessment (engine/odds.py), drawn with the seed its result
+    keeps (computed once per scored result and currency)."""
+    assert assessment.result is not None, "score the assessment first"
+    # A result saved before the odds has no seed: its row's number stands in, as fixed.
+    seed = assessment.result.get("odds_seed", assessment.pk)
+    return caching.scored(
+        caching.scored_key(assessment, "odds", currency),
+        lambda: answers_odds(
+            answers=assessment.answers,
+            figures=scored_figures(assessment),
+            excluded=assessment_excluded(assessment),
+            currency=currency,
+            seed=seed,
+        ),
+    )
+
+
 def scored_figures(assessment: Assessment) -> dict[str, Figure]:
     """The figures a saved result was scored with; a figure added since takes today's value."""
     assert assessment.result is not None, "score the assessment first"
@@ -243,6 +264,7 @@ def assessment_document(
     assert result is not None, "score the assessment first"
     document = scoring.result_localized(result, language)
     document["costs"] = costs_shown or assessment_costs(assessment, currency=currency)
+    document["odds"] = assessment_odds(assessment, currency=currency)
     return {
         "name": assessment.name,
         "answers": assessment.answers,

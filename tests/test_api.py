@@ -44,7 +44,8 @@ def test_the_result_has_the_shape_of_decide_json(client, rules, tmp_path, capsys
     created = _post(client, answers).json()
     path = tmp_path / "answers.json"
     path.write_text(json.dumps(answers))
-    call_command("decide", str(path), "--format", "json")
+    seed = str(created["result"]["odds"]["seed"])  # the saved result's draws
+    call_command("decide", str(path), "--format", "json", "--seed", seed)
     decided = json.loads(capsys.readouterr().out)
     assert created["result"] == decided
 

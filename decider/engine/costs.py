@@ -576,16 +576,7 @@ def _cashflow(params: Mapping[str, float], answers: CostAnswers, hybrid: _Plan) 
 
 
 def _outcome_amounts(amounts: Mapping[str, float], reduces_to: str | None) -> dict[str, float]:
-    """Per outcome: cloud at its cheapest pricing mode; a hybrid that reduces to a pure
-    option (owning all it needs, or nothing) is that option at its best size."""
-    candidates = {
-        "onprem": amounts["onprem"],
-        "cloud": min(amounts[option] for option in CLOUD_OPTIONS),
-        "hybrid": amounts["hybrid"],
-    }
-    if reduces_to is not None:
-        candidates[reduces_to] = min(candidates[reduces_to], amounts["hybrid"])
-    return candidates
+    return {key: float(value) for key, value in outcome_amounts(amounts, reduces_to).items()}
 
 
 def _rank(
@@ -732,6 +723,51 @@ def costs_compute(
     costs["cheapest_cloud_mode"] = min(CLOUD_OPTIONS, key=costs["totals"].__getitem__)
     costs["verdict"] = cost_verdict(costs)
     return costs
+
+
+@dataclass(frozen=True)
+class Chosen:
+    """The plans the cost model chose for each option, what it compares, and how it ranks
+    them: what another reckoning over the same plans needs (engine/odds.py)."""
+
+    plans: Mapping[str, _Plan]
+    compared: list[str]
+    reduces_to: str | None
+    rate: float  # USD (or the price set's currency) to the currency shown
+
+    def lines(self, params: Mapping[str, float], answers: CostAnswers, option: str) -> list[Line]:
+        """The option's cost lines for its chosen plan, under other figures or demand."""
+        return _option_lines(params, answers, option, self.plans[option])
+
+
+def costs_chosen(
+    *, answers: CostAnswers, figures: Mapping[str, Figure], currency: str = "USD"
+) -> Chosen:
+    params = figures_values(figures)
+    hybrid = _hybrid_best(_hybrid_curve(params, answers))
+    reduces_to = _hybrid_mix(answers, hybrid)
+    return Chosen(
+        plans=_plans(params, answers, hybrid),
+        compared=_compared(answers, reduces_to),
+        reduces_to=reduces_to,
+        rate=_rate(params, answers, currency),
+    )
+
+
+def outcome_amounts(amounts: Mapping[str, Any], reduces_to: str | None) -> dict[str, Any]:
+    """Per outcome (onprem, cloud, hybrid) from per-option amounts, floats or arrays of
+    draws: cloud at its cheapest pricing mode, a hybrid that is really a pure option counted
+    as that option."""
+    cloud = amounts[CLOUD_OPTIONS[0]]
+    for option in CLOUD_OPTIONS[1:]:
+        cloud = np.minimum(cloud, amounts[option])
+    candidates = {"onprem": amounts["onprem"], "cloud": cloud, "hybrid": amounts["hybrid"]}
+    if reduces_to is not None:
+        candidates[reduces_to] = np.minimum(candidates[reduces_to], amounts["hybrid"])
+    return candidates
+
+
+TIE_ORDER = _TIE_ORDER
 
 
 def _plain_totals(monthly: pd.DataFrame) -> dict[str, float]:

@@ -12,11 +12,11 @@ excluded with that reason, so the headline, the scores and the costs agree.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from decider.engine import costs, markets, questionnaire, scoring
+from decider.engine import costs, markets, odds, questionnaire, scoring
 from decider.engine.figures import Figure, figures_with_overrides
 from decider.engine.text import Text
 
@@ -92,3 +92,22 @@ def answers_evaluate(
         }
     result = scoring.answers_score(answers={**answers, **derived}, rulebook=rulebook)
     return Evaluation(result=result, costs=computed, figures=used, derived=derived)
+
+
+def answers_odds(
+    *,
+    answers: Mapping[str, Any],
+    figures: Mapping[str, Figure],
+    excluded: Iterable[str],
+    currency: str = "USD",
+    seed: int,
+) -> dict[str, Any]:
+    """The odds of the evaluated answers (engine/odds.py): `figures` as the evaluation used
+    them, `excluded` the outcomes its rules excluded, drawn from the answers' own ranges."""
+    return odds.odds_compute(
+        answers=cost_answers(answers, excluded=frozenset(excluded)),
+        figures=figures,
+        currency=currency,
+        ranges=odds.ranges_of(answers.get("uncertainty")),
+        seed=seed,
+    )

@@ -531,7 +531,8 @@ STEP_BY_SLUG: dict[str, Step] = {step.slug: step for step in STEPS}
 ANSWER_KEYS: tuple[str, ...] = tuple(key for step in STEPS for key in step.keys)
 # The last step also carries the cost figures set for the assessment.
 FIGURES_STEP = STEPS[-1].slug
-OPTIONAL_KEYS = frozenset({"costs"})
+# Optional: cost figures set for the assessment, and the ranges its odds are drawn from.
+OPTIONAL_KEYS = frozenset({"costs", "uncertainty"})
 
 # Answers the app derives rather than asks (`evaluation.answers_evaluate`);
 # rules read them like the questions.
@@ -735,6 +736,14 @@ def answers_validate(raw: Any) -> tuple[dict[str, Any], dict[str, str]]:
         errors.update(cost_errors)
         if costs:
             answers["costs"] = costs
+    if "uncertainty" in raw:
+        from decider.engine.odds import ranges_given
+
+        ranges, problem = ranges_given(raw["uncertainty"])
+        if problem:
+            errors[problem[0]] = problem[1]
+        elif ranges:
+            answers["uncertainty"] = ranges
     return answers, errors
 
 

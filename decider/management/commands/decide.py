@@ -9,6 +9,7 @@ from django.utils.translation import gettext
 
 from decider.engine import sizing
 from decider.engine.costs import CURRENCIES
+from decider.engine.evaluation import answers_odds
 from decider.engine.figures import FIGURES
 from decider.engine.outcomes import outcome_name
 from decider.engine.questionnaire import (
@@ -29,6 +30,9 @@ class Command(BaseCommand):
         parser.add_argument("--format", choices=["json", "text"], default="text")
         parser.add_argument("--lang", choices=["en", "zh-hans"], default="en")
         parser.add_argument("--currency", choices=CURRENCIES, default="USD")
+        parser.add_argument(
+            "--seed", type=int, default=0, help="the odds' draws (the same seed, the same odds)"
+        )
 
     def handle(self, *args, **options):
         with translation.override(options["lang"]):
@@ -63,6 +67,13 @@ class Command(BaseCommand):
             ruleset, evaluation = evaluate_now(answers, currency=options["currency"])
             data = result_localized(evaluation.result, options["lang"])
             data["costs"] = evaluation.costs
+            data["odds"] = answers_odds(
+                answers=answers,
+                figures=evaluation.figures,
+                excluded=data["excluded"],
+                currency=options["currency"],
+                seed=options["seed"],
+            )
             if sized is not None:
                 data["sizing"] = sized
             # Bare NaN or Infinity is not JSON; refusing it also refuses a "$nan" text total.

@@ -1,0 +1,191 @@
+"""The odds: Monte Carlo over what is uncertain, checked against the cases that have an
+analytic answer, and carried by decide and the API with a seed kept per saved result."""
+
+import json
+
+import numpy as np
+import pytest
+from django.urls import reverse
+
+from decider.engine import odds
+from decider.engine.costs import costs_compute
+from decider.engine.questionnaire import answers_validate
+from tests.factories import make_answers, make_cost_answers, shipped_figures
+
+FIXED = {name: (1.0, 1.0) for name in odds.SPREADS}
+CASES = [
+    {},  # 12 GPUs at 50 %: the cloud
+    {"gpus": 64, "utilization": 0.6},
+    {"gpus": 1000, "utilization": 0.8, "horizon_months": 120},  # on-premises
+]
+
+
+def _odds(answers, figures=None, *, seed=7, **ranges):
+    return odds.odds_compute(
+        answers=answers,
+        figures=figures or shipped_figures("h100"),
+        ranges={**FIXED, **ranges},
+        seed=seed,
+    )
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_with_nothing_uncertain_the_cost_models_cheapest_wins_every_draw(case):
+    answers = make_cost_answers(**case)
+    costs = costs_compute(answers=answers, figures=shipped_figures("h100"))
+    found = _odds(answers)
+    assert found["draws"] >= 10_000
+    assert found["cheapest_probability"][costs["cheapest"]] == 1.0
+    assert sum(found["cheapest_probability"].values()) == pytest.approx(1.0)
+    # Every draw is the cost model itself: the percentiles collapse onto its figures.
+    pv = found["present_value"]["onprem"]
+    assert pv["p10"] == pv["p90"] == pytest.approx(costs["present_value"]["onprem"], abs=0.05)
+    months = found["bands"]["months"]
+    band = found["bands"]["cloud_on_demand"]
+    expected = [costs["cumulative"]["cloud_on_demand"][m] for m in months]
+    assert band["p10"] == pytest.approx(expected, abs=0.05)
+    assert band["p90"] == pytest.approx(expected, abs=0.05)
+    assert found["drivers"] == []  # nothing varied, nothing drives
+
+
+def _at_break_even():
+    """On-premises and the cloud at the same present value: the server price that makes
+    them equal (on-premises is linear in it), with the hybrid left out."""
+    answers = make_cost_answers(gpus=64, utilization=0.7, excluded=frozenset({"hybrid"}))
+
+    def gap(price):
+        pv = costs_compute(answers=answers, figures=shipped_figures("h100", server_price=price))[
+            "present_value"
+        ]
+        cloud = min(pv[o] for o in ("cloud_on_demand", "cloud_reserved", "cloud_committed"))
+        return pv["onprem"] - cloud
+
+    low, high = 50_000.0, 600_000.0
+    price = low - gap(low) * (high - low) / (gap(high) - gap(low))
+    assert abs(gap(price)) < 1.0  # dollars apart
+    return answers, shipped_figures("h100", server_price=price)
+
+
+def test_a_symmetric_spread_around_the_break_even_gives_even_odds():
+    answers, figures = _at_break_even()
+    for name, spread in [("cloud_price", (0.8, 1.2)), ("hardware_price", (0.85, 1.15))]:
+        found = _odds(answers, figures, **{name: spread})
+        assert found["cheapest_probability"]["onprem"] == pytest.approx(0.5, abs=0.02), name
+        assert [driver["name"] for driver in found["drivers"]] == [name]
+
+
+def test_the_odds_move_the_way_the_prices_do():
+    answers, figures = _at_break_even()
+    cheaper_cloud = _odds(answers, figures, cloud_price=(0.6, 1.0))["cheapest_probability"]
+    dearer_cloud = _odds(answers, figures, cloud_price=(1.0, 1.4))["cheapest_probability"]
+    assert cheaper_cloud["cloud"] > 0.95 and dearer_cloud["onprem"] > 0.95
+    # A longer wait for the hardware is rented meanwhile: it can only favour the cloud.
+    waiting = _odds(answers, figures, lead_time=(1.0, 3.0))["cheapest_probability"]
+    assert waiting["cloud"] > 0.9
+    # Busier GPUs make owning them pay.
+    busier = _odds(answers, figures, utilization=(1.0, 1.3))["cheapest_probability"]
+    assert busier["onprem"] > 0.9
+
+
+def test_the_driver_is_the_widest_uncertainty_that_moves_the_lead():
+    answers = make_cost_answers(gpus=1000, utilization=0.8, horizon_months=120)
+    found = _odds(answers, cloud_price=(0.5, 1.5), hardware_price=(0.99, 1.01))
+    assert found["drivers"][0]["name"] == "cloud_price"
+    assert abs(found["drivers"][0]["rank_correlation"]) > 0.9
+    assert {d["name"] for d in found["drivers"]} == {"cloud_price", "hardware_price"}
+
+
+def test_the_same_seed_draws_the_same_and_another_seed_close_to_it():
+    answers = make_cost_answers(gpus=1000, utilization=0.8, horizon_months=120)
+    default = odds.ranges_of(None)
+    first = _odds(answers, seed=11, **default)
+    assert _odds(answers, seed=11, **default) == first
+    other = _odds(answers, seed=12, **default)
+    assert other != first
+    for outcome, share in first["cheapest_probability"].items():
+        assert other["cheapest_probability"][outcome] == pytest.approx(share, abs=0.03)
+
+
+def test_the_bands_hold_the_middle_and_widen_over_time():
+    answers = make_cost_answers(gpus=64, utilization=0.6)
+    found = _odds(answers, **odds.ranges_of(None))
+    for option in ("onprem", "cloud_on_demand", "hybrid"):
+        band = found["bands"][option]
+        low, mid, high = (np.array(band[p]) for p in ("p10", "p50", "p90"))
+        assert (low <= mid).all() and (mid <= high).all()
+        width = high - low
+        assert width[-1] > width[1] > 0  # more months, more room to differ
+    assert found["bands"]["months"][0] == 0 and found["bands"]["months"][-1] == 36
+
+
+def test_the_default_ranges_are_sourced_and_dated():
+    found = _odds(make_cost_answers(), **odds.ranges_of(None))
+    for name, spread in found["ranges"].items():
+        assert spread["low"] < 1 < spread["high"], name
+        assert len(spread["source"]) > 30 and spread["as_of"][:2] == "20", name
+
+
+@pytest.mark.parametrize(
+    "given, key",
+    [
+        ({"demand": {"low": 0.5}}, "uncertainty.demand"),
+        ({"cloud_price": {"low": 1.5}}, "uncertainty.cloud_price"),
+        ({"cloud_price": {"high": "x"}}, "uncertainty.cloud_price.high"),
+        ({"cloud_price": {"high": True}}, "uncertainty.cloud_price.high"),
+        ({"cloud_price": {"mid": 1}}, "uncertainty.cloud_price"),
+        ([0.5, 1.5], "uncertainty"),
+    ],
+)
+def test_a_wrong_range_is_named_in_the_answers(given, key):
+    _answers, errors = answers_validate({**make_answers("growth"), "uncertainty": given})
+    assert key in errors
+
+
+def test_ranges_in_the_answers_are_kept_and_drawn_from():
+    answers, errors = answers_validate(
+        {**make_answers("growth"), "uncertainty": {"cloud_price": {"low": 0.5}}}
+    )
+    assert errors == {}
+    assert answers["uncertainty"] == {"cloud_price": {"low": 0.5, "high": 1.1}}
+    assert odds.ranges_of(answers["uncertainty"])["cloud_price"] == (0.5, 1.1)
+
+
+# --- decide and the API -------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_decide_carries_the_odds_and_its_seed_repeats_them(rules, tmp_path, capsys):
+    from tests.test_decide import run_decide
+
+    answers = make_answers("growth")
+    code, out, err = run_decide(tmp_path, capsys, answers, "--format", "json", "--seed", "5")
+    assert code == 0, err
+    data = json.loads(out)
+    found = data["odds"]
+    assert set(found["cheapest_probability"]) == set(data["costs"]["options_compared"])
+    assert found["seed"] == 5 and found["draws"] >= 10_000
+    assert set(found["bands"]) >= {"months", "onprem", "hybrid"}
+    again = json.loads(run_decide(tmp_path, capsys, answers, "--format", "json", "--seed", "5")[1])
+    assert again["odds"] == found
+    assert "costs" in data and "scores" in data  # the keys printed before stay
+
+
+@pytest.mark.django_db
+def test_a_shared_link_shows_everyone_the_same_odds(client, rules):
+    created = client.post(
+        reverse("decider-api-assessments"),
+        data=json.dumps({"answers": make_answers("growth")}),
+        content_type="application/json",
+    ).json()
+    found = created["result"]["odds"]
+    assert sum(found["cheapest_probability"].values()) == pytest.approx(1.0)
+    from django.core.cache import caches
+
+    caches["scored"].clear()  # drawn again from the saved seed, not read back
+    assert client.get(created["view_json_url"]).json()["result"]["odds"] == found
+    other = client.post(
+        reverse("decider-api-assessments"),
+        data=json.dumps({"answers": make_answers("growth")}),
+        content_type="application/json",
+    ).json()
+    assert other["result"]["odds"]["seed"] != found["seed"]  # each saved result its own
