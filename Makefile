@@ -97,6 +97,7 @@ soak: setup browser
 # SQLite file in /tmp once (several minutes, ~4 GB) and reuses it.
 bench: setup browser wrk
 	$(BIN)/python benchmarks/bench_costs.py --write
+	$(BIN)/python benchmarks/bench_odds.py --write
 	$(BIN)/python benchmarks/bench_pdf.py --write
 	$(BIN)/python benchmarks/bench_impact.py --write
 	$(BIN)/python benchmarks/bench_pages.py --write

@@ -309,7 +309,9 @@ def _month_ticks(months: int) -> dict[str, Any]:
     return {"range": [0, months], "tickmode": "linear", "tick0": 0, "dtick": step}
 
 
-def chart_cumulative(costs: dict, *, recommended: str | None = None) -> Chart:
+def chart_cumulative(
+    costs: dict, *, recommended: str | None = None, odds: dict | None = None
+) -> Chart:
     currency, months = costs["currency"], costs["horizon_months"]
     keys = ["onprem", "cloud_on_demand", "cloud_reserved", "cloud_committed"] + (
         ["hybrid"] if _distinct_hybrid(costs) else []
@@ -320,7 +322,10 @@ def chart_cumulative(costs: dict, *, recommended: str | None = None) -> Chart:
     steps: list[dict] = []
     annotations: list[dict] = []
     narrow: dict = {}
+    bands = odds["bands"] if odds else None
     for key in keys:
+        if bands and key in bands:
+            traces += _band(bands["months"], bands[key], key)
         y = list(costs["cumulative"][key])
         credit = _resale_credit(costs, key)
         if credit:
@@ -362,6 +367,11 @@ def chart_cumulative(costs: dict, *, recommended: str | None = None) -> Chart:
             "onprem": _money(costs["totals"]["onprem"], currency),
             "cloud": _money(costs["totals"]["cloud_on_demand"], currency),
         }
+    if odds and bands:
+        summary += " " + _(
+            "The shaded band around each line holds 80 %% of %(draws)s draws of what is "
+            "uncertain (P10 to P90)."
+        ) % {"draws": f"{odds['draws']:,}"}
     title = _("Cumulative cost over %(months)s months") % {"months": months}
     figure = _figure(
         traces + steps,
@@ -378,6 +388,35 @@ def chart_cumulative(costs: dict, *, recommended: str | None = None) -> Chart:
     headers = [_("Month")] + [f"{cost_option_label(key)} ({currency})" for key in keys]
     rows = [[m] + [costs["cumulative"][key][m] for key in keys] for m in x]
     return Chart("cumulative", title, summary, figure, headers, rows)
+
+
+def _band(months: list[int], band: dict, key: str) -> list[dict]:
+    """The P10–P90 band of one option's cumulative cost: its P90 edge, then its P10 edge
+    filled up to it, in the option's colour and in its legend group."""
+    common = {
+        "x": months,
+        "mode": "lines",
+        "line": {"width": 0, "color": COLORS[key]},
+        "legendgroup": key,
+        "showlegend": False,
+        "hoverinfo": "skip",
+    }
+    return [
+        _trace("scatter", y=band["p90"], name="P90", **common),
+        _trace(
+            "scatter",
+            y=band["p10"],
+            name="P10",
+            fill="tonexty",
+            fillcolor=_translucent(COLORS[key], 0.14),
+            **common,
+        ),
+    ]
+
+
+def _translucent(color: str, alpha: float) -> str:
+    red, green, blue = (int(color[i : i + 2], 16) for i in (1, 3, 5))
+    return f"rgba({red},{green},{blue},{alpha})"
 
 
 def chart_per_hour(costs: dict, *, recommended: str | None = None) -> Chart:
@@ -782,17 +821,22 @@ def _largest_line(costs: dict, option: str) -> dict[str, Any]:
     }
 
 
-def charts_for(costs: dict, recommended: str | None = None) -> list[Chart]:
-    """The result's charts; `recommended` (an outcome key) makes its option stand out."""
+def charts_for(
+    costs: dict, recommended: str | None = None, *, odds: dict | None = None
+) -> list[Chart]:
+    """The result's charts; `recommended` (an outcome key) makes its option stand out;
+    `odds` (engine/odds.py) adds the P10–P90 bands to the cumulative cost."""
     return [
-        chart(costs, recommended=recommended)
-        for chart in (
-            chart_cumulative,
-            chart_per_hour,
-            chart_hybrid,
-            chart_tornado,
-            chart_breakdown,
-        )
+        chart_cumulative(costs, recommended=recommended, odds=odds),
+        *(
+            chart(costs, recommended=recommended)
+            for chart in (
+                chart_per_hour,
+                chart_hybrid,
+                chart_tornado,
+                chart_breakdown,
+            )
+        ),
     ]
 
 

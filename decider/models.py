@@ -314,7 +314,12 @@ class AssessmentQuerySet(models.QuerySet["Assessment"]):
         left in the database until read; `ruleset`: its rule set read along (every scored
         page names the version it was scored with), else read if asked for."""
         # An exact lookup of the hash: timing can only tell hashes apart, never tokens.
-        if defer and not ruleset and not self.query.where and self._db is None:
+        if (
+            defer
+            and not ruleset
+            and not self.query.where
+            and self.db == router.db_for_read(Assessment)
+        ):
             return _by_hash(token_hash(token), kind, defer)  # every page a link opens
         field = {"edit": "edit_hash", "view": "view_hash"}[kind]
         found = self.defer(*defer).order_by()  # unique: no sort

@@ -29,7 +29,7 @@ from decider.engine.outcomes import (
 from decider.engine.sensitivity import weight_sensitivity
 from decider.models import Assessment
 from decider.rulesets import ruleset_rulebook
-from decider.services import assessment_costs
+from decider.services import assessment_costs, assessment_odds
 
 
 @dataclass(frozen=True)
@@ -135,6 +135,7 @@ def _scored_context(assessment: Assessment, *, currency: str) -> dict[str, Any]:
     result = assessment.scoring_result()
     assert result is not None, "score the assessment first"
     costs = assessment_costs(assessment, currency=currency)
+    odds = assessment_odds(assessment, currency=currency)
     outcomes = _outcomes_explained(result)
     recommendation = result.recommendation
     runner_up = next(
@@ -161,7 +162,8 @@ def _scored_context(assessment: Assessment, *, currency: str) -> dict[str, Any]:
         "outcomes": outcomes,
         "costs": costs,
         "currency": currency,
-        "charts": charts_for(costs, recommended=recommendation),
+        "charts": charts_for(costs, recommended=recommendation, odds=odds),
+        "odds": summary.odds_summary(odds),
         "checklist": checklist_for(recommendation, assessment.answers, migration),
         "answers_table": answers_table(assessment.answers),
         "totals": totals,

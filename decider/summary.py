@@ -200,6 +200,70 @@ def what_would_flip(sensitivity: Mapping[str, Any], costs: Mapping[str, Any]) ->
     return sentences
 
 
+@dataclass(frozen=True)
+class Odds:
+    """The odds as the summary states them (engine/odds.py computed them)."""
+
+    sentence: str  # who is cheapest how often
+    drivers: str  # what moves that most, or ""
+    draws_text: str  # "10,000"
+    seed: int
+    ranges: list[dict[str, Any]]  # what was drawn, from what range, and why
+
+
+def odds_summary(odds: Mapping[str, Any]) -> Odds | None:
+    """Who costs least how often ("Hybrid costs least in 87 % of 10,000 draws…") and what
+    drives it; None when fewer than two outcomes are compared (nothing to be unsure of)."""
+    from decider.engine.odds import SPREADS
+
+    shares = odds["cheapest_probability"]
+    if len(shares) < 2:
+        return None
+    ranked = sorted(shares, key=lambda outcome: -shares[outcome])
+    leader = ranked[0]
+    sentence = _(
+        "%(leader)s costs least in %(share)s of %(draws)s draws of what is uncertain. "
+        "The others: %(shares)s."
+    ) % {
+        "leader": _short(leader),
+        "share": _pct(shares[leader]),
+        "draws": f"{odds['draws']:,}",
+        "shares": _(", ").join(f"{_short(o)} {_pct(shares[o])}" for o in ranked[1:]),
+    }
+    moving = [d for d in odds["drivers"] if abs(d["rank_correlation"]) >= 0.1][:2]
+    drivers = ""
+    if moving:
+        drivers = _("What moves that most: %(names)s.") % {
+            "names": _(", then ").join(_(SPREADS[d["name"]].label) for d in moving)
+        }
+    ranges = [
+        {
+            "label": _(SPREADS[name].label),
+            "low": spread["low"],
+            "high": spread["high"],
+            "source": (_language().startswith("zh") and spread.get("source_zh"))
+            or spread["source"],
+            "as_of": spread["as_of"],
+        }
+        for name, spread in odds["ranges"].items()
+    ]
+    return Odds(sentence, drivers, f"{odds['draws']:,}", odds["seed"], ranges)
+
+
+def _short(outcome: str) -> str:
+    return _("Cloud") if outcome == "cloud" else cost_option_label(outcome)
+
+
+def _pct(share: float) -> str:
+    """A probability as a whole percentage, never "0 %" or "100 %" for what merely rounds."""
+    pct = share * 100
+    if 0 < pct < 1:
+        return "< 1 %"
+    if 99 < pct < 100:
+        return "> 99 %"
+    return f"{pct:.0f} %"
+
+
 def risks(
     *,
     result: scoring.Result,

@@ -189,3 +189,58 @@ def test_a_shared_link_shows_everyone_the_same_odds(client, rules):
         content_type="application/json",
     ).json()
     assert other["result"]["odds"]["seed"] != found["seed"]  # each saved result its own
+
+
+# --- the result page ----------------------------------------------------------------
+
+
+def _cumulative_figure(page: str) -> dict:
+    start = page.index('id="figure-cumulative"')
+    start = page.index(">", start) + 1
+    return json.loads(page[start : page.index("</script>", start)])
+
+
+@pytest.mark.django_db
+def test_the_result_page_states_the_odds_and_draws_their_bands(client, rules):
+    from decider.models import Assessment
+    from tests.factories import make_assessment
+
+    assessment, edit, _view = make_assessment(answers=make_answers("startup"))
+    page = client.get(reverse("decider-result", args=[edit])).content.decode()
+    assessment = Assessment.objects.get(pk=assessment.pk)
+    assert "of 10,000 draws of what is uncertain" in page
+    assert f"seed {assessment.result['odds_seed']}" in page
+    for spread in odds.SPREADS.values():
+        assert spread.label in page and spread.source[:40].replace("'", "&#x27;") in page
+    figure = _cumulative_figure(page)
+    bands = [trace for trace in figure["data"] if trace.get("fill") == "tonexty"]
+    lines = [
+        trace
+        for trace in figure["data"]
+        if trace.get("mode") == "lines" and trace.get("showlegend") is not False
+    ]
+    assert len(bands) == len(lines) >= 4  # one band per option drawn
+    chinese = client.get(
+        reverse("decider-result", args=[edit]), headers={"Accept-Language": "zh-hans"}
+    )
+    assert "次抽样中" in chinese.content.decode()
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+def test_in_chromium_the_odds_link_opens_the_ranges_and_the_bands_are_drawn(
+    browser, live_server, rules
+):
+    from tests.conftest import new_page
+    from tests.factories import make_assessment
+
+    _assessment, edit, _view = make_assessment()
+    page = new_page(browser)
+    page.goto(f"{live_server.url}/a/{edit}/")
+    page.wait_for_function("document.body.dataset.chartsReady === 'true'")
+    assert not page.locator("#odds").evaluate("details => details.open")
+    page.locator("#odds-sentence a").click()
+    assert page.locator("#odds").evaluate("details => details.open")
+    assert page.locator("#odds tbody tr").count() == len(odds.SPREADS)
+    assert page.locator("#chart-cumulative path.js-fill").count() >= 4
+    assert page.errors == []

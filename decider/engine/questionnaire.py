@@ -739,9 +739,9 @@ def answers_validate(raw: Any) -> tuple[dict[str, Any], dict[str, str]]:
     if "uncertainty" in raw:
         from decider.engine.odds import ranges_given
 
-        ranges, problem = ranges_given(raw["uncertainty"])
-        if problem:
-            errors[problem[0]] = problem[1]
+        ranges, wrong = ranges_given(raw["uncertainty"])
+        if wrong:
+            errors[wrong[0]] = wrong[1]
         elif ranges:
             answers["uncertainty"] = ranges
     return answers, errors

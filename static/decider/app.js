@@ -34,6 +34,12 @@ document.addEventListener("click", (event) => {
   (input.closest(".field") || input).scrollIntoView({ block: "start" });
   input.focus({ preventScroll: true });
 });
+// A link to a folded section (the odds' ranges) opens it; the browser then scrolls to it.
+document.addEventListener("click", (event) => {
+  const link = event.target.closest("a[href^='#']");
+  const target = link && document.getElementById(link.hash.slice(1));
+  if (target instanceof HTMLDetailsElement) target.open = true;
+});
 // The utilization step: the average the steady base and the time at the peak give,
 // recomputed as they are typed (the server says the same once the step is saved).
 document.addEventListener("input", (event) => {

@@ -1,0 +1,86 @@
+"""Time the odds (engine/odds.py) against the plain cost model they draw on.
+
+Run as `.venv/bin/python benchmarks/bench_odds.py [--write]`; `--write` replaces the
+"## Odds" section of docs/BENCHMARKS.md. Each run of the odds (10,000 draws, the default
+ranges) is followed by one of `costs_compute` on the same answers, so the ratio compares the
+two on the same machine state.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+# Importing the cost-model benchmark sets Django up as it runs it (no database, no i18n).
+from benchmarks.bench_costs import alternating_ms, answers_for, load_figures  # noqa: E402
+from benchmarks.common import machine_lines, report  # noqa: E402
+from decider.engine.costs import costs_compute  # noqa: E402
+from decider.engine.odds import DRAWS, odds_compute  # noqa: E402
+
+SIZES = (8, 1_000, 100_000)
+HORIZONS = (12, 36, 120)
+RUNS = 15
+TARGET_MS = 200.0
+SECTION = "## Odds"
+
+
+def measure() -> list[tuple[int, int, float, float]]:
+    figures = load_figures()
+    rows = []
+    for gpus in SIZES:
+        for months in HORIZONS:
+            answers = answers_for(months, gpus)
+            odds_ms, model_ms = alternating_ms(
+                lambda a=answers: odds_compute(answers=a, figures=figures, seed=1),
+                lambda a=answers: costs_compute(answers=a, figures=figures),
+                runs=RUNS,
+                warmup=2,
+            )
+            rows.append((gpus, months, odds_ms, model_ms))
+    return rows
+
+
+def section(rows: list[tuple[int, int, float, float]]) -> str:
+    worst = max(rows, key=lambda row: row[2])
+    lines = [
+        SECTION,
+        "",
+        "`.venv/bin/python benchmarks/bench_odds.py --write` (part of `make bench`): median of "
+        f"{RUNS} runs of `odds_compute` ({DRAWS:,} draws, the default ranges, the P10–P90 bands "
+        "and the drivers), each followed by one run of the plain cost model (`costs_compute`) "
+        "on the same answers; h100 fixture figures, 60 % utilization, 50 TB, USD.",
+        "",
+        "| GPUs | months | odds (ms) | cost model (ms) | odds × cost model |",
+        "|---:|---:|---:|---:|---:|",
+    ]
+    for gpus, months, odds_ms, model_ms in rows:
+        lines.append(
+            f"| {gpus:,} | {months} | {odds_ms:.1f} | {model_ms:.2f} | {odds_ms / model_ms:.1f} |"
+        )
+    lines += [
+        "",
+        *machine_lines(),
+        f"- Target: odds ≤ {TARGET_MS:.0f} ms per assessment — "
+        f"{'met' if worst[2] <= TARGET_MS else 'not met'} (worst {worst[2]:.1f} ms, "
+        f"{worst[0]:,} GPUs over {worst[1]} months, {worst[2] / worst[3]:.1f}× the cost model)",
+        f"- Ratios to the cost model: {statistics.median(r[2] / r[3] for r in rows):.1f}× "
+        f"median ({min(r[2] / r[3] for r in rows):.1f}–{max(r[2] / r[3] for r in rows):.1f}×).",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--write", action="store_true", help="update docs/BENCHMARKS.md")
+    args = parser.parse_args()
+    report(SECTION, section(measure()), write=args.write)
+
+
+if __name__ == "__main__":
+    main()
