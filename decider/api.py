@@ -22,7 +22,7 @@ from django.views.decorators.csrf import csrf_exempt
 from django_ratelimit.decorators import ratelimit
 
 from decider import limits, services
-from decider.engine import odds, questionnaire, sizing
+from decider.engine import odds, questionnaire, sizing, stages
 from decider.engine.costs import CURRENCIES
 from decider.engine.figures import FIGURE_NAMES, FIGURES
 from decider.engine.outcomes import OUTCOMES
@@ -249,6 +249,22 @@ def _answers_document_schema() -> dict[str, Any]:
             },
             "work": _work_schema(),
             "uncertainty": _uncertainty_schema(),
+            "growth_years": {
+                "type": "array",
+                "description": "The base and peak GPUs of each year, for the staged plan (year "
+                "1, 2, …; the last year holds). Without it `growth_pct` compounds today's.",
+                "minItems": 1,
+                "maxItems": stages.MAX_YEARS,
+                "items": {
+                    "type": "object",
+                    "required": ["base_gpus", "peak_gpus"],
+                    "additionalProperties": False,
+                    "properties": {
+                        "base_gpus": {"type": "number", "minimum": 0},
+                        "peak_gpus": {"type": "number", "minimum": 1, "maximum": 100000},
+                    },
+                },
+            },
         },
     }
 
@@ -347,6 +363,16 @@ def _schemas() -> dict[str, Any]:
                 "and cumulative `bands` per option at `bands.months`, and the `ranges` drawn "
                 "from.",
                 "required": ["draws", "seed", "cheapest_probability", "drivers", "bands"],
+            },
+            "plan": {
+                "type": "object",
+                "description": "The cheapest plan in stages for the answers' `growth_pct`, "
+                "`growth_years` and `cloud_price_fall_pct`: `stages` [{month, order_month, owned_gpus, added_gpus, "
+                "base_gpus, peak_gpus, required_by_data, saves}], `present_value` {staged, "
+                "commit_now, cloud_only (null when data may not leave)}, `commit_now_gpus`, "
+                "`first_possible_month`, `timeline` {months, owned_gpus, base_gpus, "
+                "peak_gpus}, `future`.",
+                "required": ["stages", "present_value", "timeline"],
             },
         },
     }

@@ -390,6 +390,109 @@ def chart_cumulative(
     return Chart("cumulative", title, summary, figure, headers, rows)
 
 
+def chart_plan(plan: dict) -> Chart:
+    """The staged plan over time: GPUs owned against the base and the peak of the demand."""
+    timeline = plan["timeline"]
+    months = timeline["months"]
+    horizon = months[-1]
+    demand_line = {"width": LINE_WIDTH, "color": COLORS["marker"]}
+    traces = [
+        _trace(
+            "scatter",
+            x=months,
+            y=timeline["peak_gpus"],
+            mode="lines",
+            name=_("Peak demand"),
+            line={**demand_line, "dash": "dot"},
+        ),
+        _trace(
+            "scatter",
+            x=months,
+            y=timeline["base_gpus"],
+            mode="lines",
+            name=_("Steady base"),
+            line={**demand_line, "dash": "dash"},
+        ),
+        _trace(
+            "scatter",
+            x=months,
+            y=timeline["owned_gpus"],
+            mode="lines",
+            name=_("GPUs owned"),
+            line={"width": RECOMMENDED_WIDTH, "color": COLORS["hybrid"], "shape": "hv"},
+            fill="tozeroy",
+            fillcolor=_translucent(COLORS["hybrid"], 0.12),
+        ),
+    ]
+    annotations = [
+        {
+            "x": stage["month"],
+            "y": stage["owned_gpus"],
+            "text": _("Month %(month)s: %(gpus)s")
+            % {"month": stage["month"], "gpus": stage["owned_gpus"]},
+            "showarrow": True,
+            "arrowhead": 0,
+            # Leaning into the plot: right of a stage in the first half, left after it.
+            "ax": 30 if stage["month"] < horizon / 2 else -30,
+            "ay": -28,
+            "xanchor": "left" if stage["month"] < horizon / 2 else "right",
+            **_PLATE,
+        }
+        for stage in plan["stages"]
+    ]
+    title = _("A plan in stages: GPUs owned against the demand")
+    summary = plan_sentence(plan)
+    figure = _figure(
+        traces,
+        title=title,
+        x_title=_("Month"),
+        y_title=_("GPUs"),
+        xaxis=_month_ticks(horizon),
+        yaxis={"rangemode": "tozero"},
+        annotations=annotations,
+        hovermode="x unified",
+        meta={"top": 30},
+    )
+    headers = [_("Month"), _("Steady base"), _("Peak demand"), _("GPUs owned")]
+    shown = sorted(
+        {0, horizon, *range(0, horizon + 1, 3), *(s["month"] + 1 for s in plan["stages"])}
+    )
+    rows = [
+        [m, timeline["base_gpus"][m], timeline["peak_gpus"][m], timeline["owned_gpus"][m]]
+        for m in shown
+        if m <= horizon
+    ]
+    return Chart("plan", title, summary, figure, headers, rows)
+
+
+def plan_sentence(plan: dict) -> str:
+    """The staged plan in one sentence: when owning starts and grows, and what it saves."""
+    stages = plan["stages"]
+    pv = plan["present_value"]
+    currency = plan["currency"]
+    if not stages:
+        return _(
+            "Owning never pays for itself within the horizon at this demand and these prices: "
+            "cloud only is the plan."
+        )
+    steps = _("; then ").join(
+        _("%(gpus)s GPUs from month %(month)s") % {"gpus": s["owned_gpus"], "month": s["month"]}
+        for s in stages
+    )
+    sentence = _("Own %(steps)s, ordered a lead time ahead; the rest runs in the cloud.") % {
+        "steps": steps
+    }
+    if pv["cloud_only"] is not None and stages[0]["month"] > (plan["first_possible_month"] or 0):
+        sentence = (
+            _("Cloud only until month %(month)s. ") % {"month": stages[0]["month"]} + sentence
+        )
+    if pv["cloud_only"] is not None:
+        sentence += " " + _("It costs %(amount)s less than cloud only (present value).") % {
+            "amount": _money(pv["cloud_only"] - pv["staged"], currency)
+        }
+    return sentence
+
+
 def _band(months: list[int], band: dict, key: str) -> list[dict]:
     """The P10–P90 band of one option's cumulative cost: its P90 edge, then its P10 edge
     filled up to it, in the option's colour and in its legend group."""
@@ -822,12 +925,18 @@ def _largest_line(costs: dict, option: str) -> dict[str, Any]:
 
 
 def charts_for(
-    costs: dict, recommended: str | None = None, *, odds: dict | None = None
+    costs: dict,
+    recommended: str | None = None,
+    *,
+    odds: dict | None = None,
+    plan: dict | None = None,
 ) -> list[Chart]:
     """The result's charts; `recommended` (an outcome key) makes its option stand out;
-    `odds` (engine/odds.py) adds the P10–P90 bands to the cumulative cost."""
+    `odds` (engine/odds.py) adds the P10–P90 bands to the cumulative cost; `plan`
+    (engine/stages.py) adds the staged plan's timeline."""
     return [
         chart_cumulative(costs, recommended=recommended, odds=odds),
+        *([chart_plan(plan)] if plan else []),
         *(
             chart(costs, recommended=recommended)
             for chart in (

@@ -15,7 +15,7 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from decider import caching, summary
-from decider.charts import chart_compare, charts_for
+from decider.charts import chart_compare, charts_for, plan_sentence
 from decider.checklist import checklist_for
 from decider.engine import questionnaire, scoring
 from decider.engine.figures import FIGURES
@@ -29,7 +29,7 @@ from decider.engine.outcomes import (
 from decider.engine.sensitivity import weight_sensitivity
 from decider.models import Assessment
 from decider.rulesets import ruleset_rulebook
-from decider.services import assessment_costs, assessment_odds
+from decider.services import assessment_costs, assessment_odds, assessment_plan
 
 
 @dataclass(frozen=True)
@@ -136,6 +136,7 @@ def _scored_context(assessment: Assessment, *, currency: str) -> dict[str, Any]:
     assert result is not None, "score the assessment first"
     costs = assessment_costs(assessment, currency=currency)
     odds = assessment_odds(assessment, currency=currency)
+    plan = assessment_plan(assessment, currency=currency)
     outcomes = _outcomes_explained(result)
     recommendation = result.recommendation
     runner_up = next(
@@ -162,8 +163,13 @@ def _scored_context(assessment: Assessment, *, currency: str) -> dict[str, Any]:
         "outcomes": outcomes,
         "costs": costs,
         "currency": currency,
-        "charts": charts_for(costs, recommended=recommendation, odds=odds),
+        "charts": charts_for(costs, recommended=recommendation, odds=odds, plan=plan),
         "odds": summary.odds_summary(odds),
+        "plan": {
+            "data": plan,
+            "sentence": plan_sentence(plan),
+            "stages": summary.plan_stages(plan),
+        },
         "checklist": checklist_for(recommendation, assessment.answers, migration),
         "answers_table": answers_table(assessment.answers),
         "totals": totals,

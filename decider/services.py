@@ -26,7 +26,13 @@ from django.utils import timezone
 from decider import caching
 from decider.engine import costs, questionnaire, scoring
 from decider.engine.batch import Impact, Transition, impact_compute
-from decider.engine.evaluation import Evaluation, answers_evaluate, answers_odds, cost_answers
+from decider.engine.evaluation import (
+    Evaluation,
+    answers_evaluate,
+    answers_odds,
+    answers_plan,
+    cost_answers,
+)
 from decider.engine.figures import FIGURE_NAMES, Figure, figures_as_dict, figures_from_dict
 from decider.engine.markets import DEFAULT_MARKET, market_of
 from decider.engine.merge import answers_merge
@@ -234,6 +240,21 @@ def assessment_odds(assessment: Assessment, *, currency: str) -> dict[str, Any]:
     )
 
 
+def assessment_plan(assessment: Assessment, *, currency: str) -> dict[str, Any]:
+    """The staged plan of a scored assessment (engine/stages.py), from the figures it was
+    scored with (computed once per scored result and currency)."""
+    assert assessment.result is not None, "score the assessment first"
+    return caching.scored(
+        caching.scored_key(assessment, "plan", currency),
+        lambda: answers_plan(
+            answers=assessment.answers,
+            figures=scored_figures(assessment),
+            excluded=assessment_excluded(assessment),
+            currency=currency,
+        ),
+    )
+
+
 def scored_figures(assessment: Assessment) -> dict[str, Figure]:
     """The figures a saved result was scored with; a figure added since takes today's value."""
     assert assessment.result is not None, "score the assessment first"
@@ -265,6 +286,7 @@ def assessment_document(
     document = scoring.result_localized(result, language)
     document["costs"] = costs_shown or assessment_costs(assessment, currency=currency)
     document["odds"] = assessment_odds(assessment, currency=currency)
+    document["plan"] = assessment_plan(assessment, currency=currency)
     return {
         "name": assessment.name,
         "answers": assessment.answers,

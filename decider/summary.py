@@ -250,6 +250,31 @@ def odds_summary(odds: Mapping[str, Any]) -> Odds | None:
     return Odds(sentence, drivers, f"{odds['draws']:,}", odds["seed"], ranges)
 
 
+def plan_stages(plan: Mapping[str, Any]) -> list[str]:
+    """Each stage of the staged plan with its month and the reason for it."""
+    currency = plan["currency"]
+    lines = []
+    for stage in plan["stages"]:
+        when = _("Month %(month)s (ordered in month %(ordered)s): own %(gpus)s GPUs.") % {
+            "month": stage["month"],
+            "ordered": stage["order_month"],
+            "gpus": stage["owned_gpus"],
+        }
+        if stage["required_by_data"]:
+            why = _("The work whose data may not leave the premises needs them.")
+        else:
+            why = _(
+                "The steady base is then %(base)s GPUs of a peak of %(peak)s; without this "
+                "stage the plan would cost %(amount)s more."
+            ) % {
+                "base": f"{stage['base_gpus']:g}",
+                "peak": f"{stage['peak_gpus']:g}",
+                "amount": money(stage["saves"], currency),
+            }
+        lines.append(f"{when} {why}")
+    return lines
+
+
 def _short(outcome: str) -> str:
     return _("Cloud") if outcome == "cloud" else cost_option_label(outcome)
 

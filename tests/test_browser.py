@@ -77,7 +77,7 @@ def test_every_chart_is_drawn(browser, live_server, rules):
     page.get_by_role("button", name="Start the assessment").click()
     page.goto(page.url.replace("/step/workload/", "/"))
     plots = page.locator(".plot")
-    expect(plots).to_have_count(5)  # cumulative, per hour, hybrid, tornado, breakdown
+    expect(plots).to_have_count(6)  # cumulative, plan, per hour, hybrid, tornado, breakdown
     for index in range(5):
         plot = plots.nth(index)
         expect(plot).to_have_attribute("data-drawn", "true")

@@ -18,7 +18,7 @@ from tests.factories import make_answers, make_assessment
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 SHOTS = os.environ.get("DECIDER_SHOTS")
-KEYS = ["cumulative", "per_hour", "hybrid", "tornado", "breakdown"]
+KEYS = ["cumulative", "plan", "per_hour", "hybrid", "tornado", "breakdown"]
 
 # Boxes (x, y, width, height) of each chart's labels, by kind, and of its picture.
 BOXES = """(plot) => {
@@ -188,7 +188,7 @@ def test_without_javascript_every_chart_shows_its_numbers(browser, live_server, 
     )
     figures = page.locator("figure.chart")
     expect(figures.first).to_be_visible()
-    assert figures.count() == (1 if where == "compare" else 5)
+    assert figures.count() == (1 if where == "compare" else len(KEYS))
     for index in range(figures.count()):
         figure = figures.nth(index)
         expect(figure.locator(".plot")).to_be_hidden()  # no empty box

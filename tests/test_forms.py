@@ -9,7 +9,7 @@ from django.urls import reverse
 from django.utils.translation import override
 
 from decider.engine import questionnaire
-from decider.forms import STEP_FORMS
+from decider.forms import STEP_FORMS, FiguresStepForm
 from tests.factories import STEP_POSTS, make_answers, make_assessment
 
 GPUS_MESSAGE = "GPUs needed at peak: enter a whole number from 1 to 100,000 GPUs."
@@ -80,7 +80,10 @@ def test_the_messages_come_from_the_questions_declared_bounds_and_units():
     for key, question in questionnaire.QUESTIONS.items():
         if question.kind not in ("int", "float"):
             continue
-        form = STEP_FORMS[question.step]({key: "999999999"}, saved={}, revision=0)
+        step_form = STEP_FORMS[question.step]
+        # The figures step offers the cost figures too: none here, its own questions alone.
+        extra = {"figures": {}} if issubclass(step_form, FiguresStepForm) else {}
+        form = step_form({key: "999999999"}, saved={}, revision=0, **extra)
         assert not form.is_valid()
         assert form.errors[key] == [f"{question.label}: enter {question.allowed()}."]
         assert questionnaire.grouped_text(question.max) in question.allowed()

@@ -42,7 +42,7 @@ def test_the_report_page_carries_every_answer_and_figure_without_the_site(client
         f["source"][:30] in page.replace("&#x27;", "'").replace("&quot;", '"')
         for f in figures.values()
     )
-    assert page.count('data-width="640"') == 5  # every chart at a fixed print size
+    assert page.count('data-width="640"') == 6  # every chart at a fixed print size
 
 
 def test_the_report_chooses_letter_or_a4(client, shared):

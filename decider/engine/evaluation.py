@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from decider.engine import costs, markets, odds, questionnaire, scoring
+from decider.engine import costs, markets, odds, questionnaire, scoring, stages
 from decider.engine.figures import Figure, figures_with_overrides
 from decider.engine.text import Text
 
@@ -110,4 +110,21 @@ def answers_odds(
         currency=currency,
         ranges=odds.ranges_of(answers.get("uncertainty")),
         seed=seed,
+    )
+
+
+def answers_plan(
+    *,
+    answers: Mapping[str, Any],
+    figures: Mapping[str, Figure],
+    excluded: Iterable[str],
+    currency: str = "USD",
+) -> dict[str, Any]:
+    """The staged plan of the evaluated answers (engine/stages.py), for the demand's growth
+    and the fall of cloud prices the answers give (none: today's demand and prices held)."""
+    return stages.plan_compute(
+        answers=cost_answers(answers, excluded=frozenset(excluded)),
+        figures=figures,
+        future=stages.future_of(answers),
+        currency=currency,
     )

@@ -352,6 +352,21 @@ QUESTIONS: dict[str, Question] = {
             unit=gettext_noop("years"),
             step="utilization",
         ),
+        Question(
+            "growth_pct",
+            "float",
+            gettext_noop("Demand growth per year (%)"),
+            gettext_noop(
+                "Optional. How much the base and the peak grow each year; the plan in stages "
+                "then says when owning starts to pay and when to add to it. Left empty: today's "
+                "demand holds."
+            ),
+            min=-50,
+            max=1000,
+            unit="%",
+            step="utilization",
+            optional=True,
+        ),
         # C. Ops capability
         Question(
             "ops_hardware",
@@ -483,6 +498,21 @@ QUESTIONS: dict[str, Question] = {
             ),
             step="budget",
         ),
+        Question(
+            "cloud_price_fall_pct",
+            "float",
+            gettext_noop("Cloud GPU prices fall per year (%)"),
+            gettext_noop(
+                "Optional. Rental prices fall over a hardware generation (an H100 went from "
+                "above $8 to about $2 an hour in two years); the plan in stages waits longer "
+                "to buy when they fall fast. Left empty: today's prices hold."
+            ),
+            min=0,
+            max=90,
+            unit="%",
+            step="budget",
+            optional=True,
+        ),
     ]
 }
 
@@ -531,8 +561,9 @@ STEP_BY_SLUG: dict[str, Step] = {step.slug: step for step in STEPS}
 ANSWER_KEYS: tuple[str, ...] = tuple(key for step in STEPS for key in step.keys)
 # The last step also carries the cost figures set for the assessment.
 FIGURES_STEP = STEPS[-1].slug
-# Optional: cost figures set for the assessment, and the ranges its odds are drawn from.
-OPTIONAL_KEYS = frozenset({"costs", "uncertainty"})
+# Optional: cost figures set for the assessment, the ranges its odds are drawn from, and the
+# base and peak per year its staged plan is made for.
+OPTIONAL_KEYS = frozenset({"costs", "uncertainty", "growth_years"})
 
 # Answers the app derives rather than asks (`evaluation.answers_evaluate`);
 # rules read them like the questions.
@@ -744,6 +775,14 @@ def answers_validate(raw: Any) -> tuple[dict[str, Any], dict[str, str]]:
             errors[wrong[0]] = wrong[1]
         elif ranges:
             answers["uncertainty"] = ranges
+    if "growth_years" in raw:
+        from decider.engine.stages import years_given
+
+        years, wrong = years_given(raw["growth_years"])
+        if wrong:
+            errors[wrong[0]] = wrong[1]
+        else:
+            answers["growth_years"] = [{"base_gpus": b, "peak_gpus": p} for b, p in years]
     return answers, errors
 
 

@@ -9,7 +9,7 @@ from django.utils.translation import gettext
 
 from decider.engine import sizing
 from decider.engine.costs import CURRENCIES
-from decider.engine.evaluation import answers_odds
+from decider.engine.evaluation import answers_odds, answers_plan
 from decider.engine.figures import FIGURES
 from decider.engine.outcomes import outcome_name
 from decider.engine.questionnaire import (
@@ -73,6 +73,12 @@ class Command(BaseCommand):
                 excluded=data["excluded"],
                 currency=options["currency"],
                 seed=options["seed"],
+            )
+            data["plan"] = answers_plan(
+                answers=answers,
+                figures=evaluation.figures,
+                excluded=data["excluded"],
+                currency=options["currency"],
             )
             if sized is not None:
                 data["sizing"] = sized

@@ -1,0 +1,448 @@
+"""A plan in stages: when to start owning GPUs, and how many, as the demand grows.
+
+The source ends on it (§九): in most cases the realistic path is a hybrid that evolves in
+stages. The cost model prices one demand for the whole horizon; here the demand may grow
+(a yearly rate, or a base and a peak per year) and cloud prices may fall, and the plan may
+buy node groups at chosen months: cloud only until the base is worth owning, then own it,
+then add to it as it grows.
+
+The search. Owned capacity changes only at decision months (every quarter from the first
+month owned hardware can run, which is the lead time, or the hiring delay when the team must
+be hired first) and never shrinks. Every level of whole nodes the base or the peak reaches is
+a candidate. Each quarter's cost for each level is summed once (power, space, maintenance,
+licences, people, and the demand above the level rented on demand at that month's price),
+and a dynamic programme over (decision month, level) finds the cheapest path: purchases are
+paid when ordered (the lead time earlier), and each node group's resale is credited at the
+end for its age. Present values at the cost of capital, as the cost model.
+
+Constraints: nothing is owned before it can arrive; an owned cluster carries its minimum
+team; work whose data may not leave the premises is never rented: owned capacity covers it
+from the first month it can, and before that it waits (as in the cost model).
+
+Two plans are priced beside the best one: cloud only (when the data allows it) and
+"commit now", the final base owned from the first month it can be. Rented GPUs that run
+all the time (the base above what is owned) are on 1-year terms, renewed as the base grows;
+the bursts above the base are on demand (with the spot share).
+
+Plain Python and numpy: no Django.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from decider.engine.costs import (
+    HOURS_PER_MONTH,
+    CostAnswers,
+    on_demand_rate,
+    resale_share,
+    staff_needed,
+)
+from decider.engine.figures import Figure, figures_values
+from decider.engine.i18n import gettext
+from decider.engine.markets import currency_rate
+
+DECISION_EVERY = 3  # months between decisions
+MAX_LEVELS = 40  # candidate owned sizes, spread over the range the demand covers
+MAX_YEARS = 10
+
+
+# --- the future: demand growth and the cloud price path ------------------------------
+
+
+@dataclass(frozen=True)
+class Future:
+    """How demand grows and cloud prices fall over the horizon."""
+
+    growth_pct: float = 0.0  # a year, compounded monthly (ignored when `years` is given)
+    years: tuple[tuple[float, float], ...] = ()  # (base, peak) GPUs for year 1, 2, ...
+    cloud_fall_pct: float = 0.0  # a year: cloud GPU-hour prices this much lower each year
+
+    def demand(self, base: float, peak: float, months: int) -> tuple[np.ndarray, np.ndarray]:
+        """(base, peak) GPUs in each month 1..months (index 0 is month 0, before any work)."""
+        t = np.arange(months + 1, dtype=float)
+        if self.years:
+            year = np.clip(np.ceil(t / 12).astype(int) - 1, 0, len(self.years) - 1)
+            bases = np.array([b for b, _p in self.years])[year]
+            peaks = np.array([p for _b, p in self.years])[year]
+            return bases, peaks
+        factor = (1 + self.growth_pct / 100) ** (t / 12)
+        return base * factor, peak * factor
+
+    def price_factor(self, months: int) -> np.ndarray:
+        t = np.arange(months + 1, dtype=float)
+        return (1 - self.cloud_fall_pct / 100) ** (t / 12)
+
+
+def future_of(answers: Mapping[str, Any]) -> Future:
+    """The future the answers give: `growth_pct` and `cloud_price_fall_pct` (questions),
+    `growth_years` (a base and a peak per year, checked by years_given); none: today's."""
+    years = tuple((row["base_gpus"], row["peak_gpus"]) for row in answers.get("growth_years", ()))
+    return Future(
+        growth_pct=float(answers.get("growth_pct") or 0.0),
+        years=years,
+        cloud_fall_pct=float(answers.get("cloud_price_fall_pct") or 0.0),
+    )
+
+
+def years_given(raw: Any) -> tuple[tuple[tuple[float, float], ...], tuple[str, str] | None]:
+    """The answers' `growth_years` checked: ((base, peak) per year, None), or ((), (key,
+    message)) naming the first year that is wrong.
+
+    raw: [{"base_gpus": 8, "peak_gpus": 16}, ...] for year 1, 2, …; the last year holds.
+    """
+    if not isinstance(raw, list) or not 1 <= len(raw) <= MAX_YEARS:
+        return (), ("growth_years", gettext("must be a list of 1 to 10 years"))
+    years = []
+    for i, row in enumerate(raw):
+        key = f"growth_years.{i}"
+        if not isinstance(row, Mapping) or set(row) != {"base_gpus", "peak_gpus"}:
+            return (), (key, gettext("must be an object with base_gpus and peak_gpus"))
+        base, peak = row["base_gpus"], row["peak_gpus"]
+        if not (_number(base) and _number(peak) and 0 <= base <= peak <= 100_000 and peak >= 1):
+            return (), (key, gettext("needs 0 ≤ base_gpus ≤ peak_gpus ≤ 100000, peak ≥ 1"))
+        years.append((float(base), float(peak)))
+    return tuple(years), None
+
+
+def _number(value: Any) -> bool:
+    return not isinstance(value, bool) and isinstance(value, int | float) and math.isfinite(value)
+
+
+# --- the months' costs ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _World:
+    """Everything a month's cost needs, as arrays over months 0..H."""
+
+    params: Mapping[str, float]
+    answers: CostAnswers
+    base: np.ndarray
+    peak: np.ndarray
+    price: np.ndarray  # on-demand rate per GPU-hour, by month
+    committed: np.ndarray  # 1-year committed rate per GPU-hour, by month
+    discount: np.ndarray
+    home_share: float  # the share of the work whose data may not leave
+    _hires: dict[tuple[int, int], float] = field(default_factory=dict)
+
+    @property
+    def months(self) -> int:
+        return self.answers.horizon_months
+
+    @property
+    def per_node(self) -> int:
+        return int(self.params["gpus_per_node"])
+
+    def nodes(self, gpus: float) -> int:
+        return math.ceil(gpus / self.per_node - 1e-9) if gpus > 0 else 0
+
+    def hires(self, owned_nodes: int, rented_nodes: int) -> float:
+        """FTE hired for an owned and a rented fleet (the cost model's rule), remembered:
+        the search asks for the same few sizes thousands of times."""
+        key = (owned_nodes, rented_nodes)
+        if key not in self._hires:
+            hired = staff_needed(
+                self.params, self.answers, owned_nodes=owned_nodes, rented_nodes=rented_nodes
+            )
+            self._hires[key] = sum(hired)
+        return self._hires[key]
+
+
+def _running(world: _World, gpus: np.ndarray, months: np.ndarray) -> np.ndarray:
+    """The running cost in each of `months` with `gpus` owned (arrays of the same shape)."""
+    p, answers = world.params, world.answers
+    q = answers.demand.peak_share
+    base, peak = world.base[months], world.peak[months]
+    nodes = np.ceil(gpus / world.per_node)
+    owned = gpus > 0
+    busy = (1 - q) * np.minimum(base, gpus) + q * np.minimum(peak, gpus)
+    load = np.where(owned, p["idle_share"] + (1 - p["idle_share"]) * busy / np.maximum(gpus, 1), 0)
+    power = nodes * p["node_kw"] * load * p["pue"] * HOURS_PER_MONTH * p["kwh_price"]
+    colo = 0.0 if answers.has_datacenter else nodes * p["node_kw"] * p["colo_kw_month"]
+    storage = answers.dataset_tb * p["storage_capex_per_tb"]
+    hardware = nodes * (p["server_price"] + p["network_per_node"]) + np.where(owned, storage, 0)
+    maintenance = p["maintenance_rate"] * hardware / 12
+    licences = gpus * p["licence_gpu_year"] / 12
+    # Above the owned GPUs: the work that may leave is rented; the rest waits.
+    # The rented base runs all the time, on 1-year terms (renewed as it grows); the bursts
+    # above it on demand.
+    steady = _rented(world, base, gpus)
+    bursts = q * (_rented(world, peak, gpus) - steady)
+    renting = steady + bursts > 1e-9
+    cloud = (steady * world.committed[months] + bursts * world.price[months]) * HOURS_PER_MONTH
+    cloud_fixed = np.where(
+        renting | ~owned,
+        answers.dataset_tb * p["cloud_storage_tb_month"]
+        + p["egress_tb_month"] * p["egress_price_tb"],
+        0,
+    )
+    rented_nodes = np.ceil(np.maximum(peak - gpus, 0) / world.per_node)
+    staff = np.array(
+        [
+            world.hires(int(n), int(r))
+            for n, r in zip(nodes.ravel(), rented_nodes.ravel(), strict=True)
+        ]
+    ).reshape(nodes.shape)
+    people = staff * p["fte_cost"] / 12
+    total: np.ndarray = power + colo + maintenance + licences + cloud + cloud_fixed + people
+    return total
+
+
+def _rented(world: _World, demand: np.ndarray, gpus: np.ndarray) -> np.ndarray:
+    """The GPUs rented at a demand level: what the owned GPUs leave, once they hold the work
+    whose data may not leave; while they cannot hold it all, that work waits and only the
+    rest is rented."""
+    home = world.home_share * demand
+    return np.where(gpus >= home - 1e-9, np.maximum(demand - gpus, 0), demand - home)
+
+
+# --- the search ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Stage:
+    month: int  # the month the GPUs run work from
+    ordered: int  # the month they are ordered and paid
+    owned_gpus: int  # owned from then on
+    added_gpus: int
+
+
+@dataclass(frozen=True)
+class _Path:
+    cost: float
+    levels: tuple[int, ...]  # owned GPUs in each segment (decision months)
+
+
+def _decisions(world: _World) -> list[int]:
+    """The months at which owned capacity may change: the first month it can run work
+    (the lead time, or the hiring delay when a team must be hired), then every quarter."""
+    p, answers = world.params, world.answers
+    hires_needed = staff_needed(p, answers, owned_nodes=1, rented_nodes=0)[0] > 0
+    first = max(p["lead_time_months"], p["hiring_months"] if hires_needed else 0.0)
+    start = min(math.ceil(first - 1e-9), world.months)
+    return list(range(start, world.months, DECISION_EVERY))
+
+
+def _levels(world: _World) -> list[int]:
+    """Candidate owned sizes (GPUs, whole nodes): every size the base or the peak needs
+    over the horizon, thinned evenly to MAX_LEVELS, and none."""
+    wanted = {world.nodes(g) for g in np.r_[world.base[1:], world.peak[1:]]}
+    wanted |= {world.nodes(world.home_share * g) for g in world.peak[1:]}
+    nodes = sorted(wanted | {0})
+    if len(nodes) > MAX_LEVELS:
+        keep = np.unique(np.linspace(0, len(nodes) - 1, MAX_LEVELS).round().astype(int))
+        nodes = sorted({nodes[i] for i in keep} | {nodes[-1]})
+    return [n * world.per_node for n in nodes]
+
+
+def _segments(world: _World, decisions: list[int]) -> list[np.ndarray]:
+    """The months each decision's level runs: (d_j, d_j+1], the last to the horizon."""
+    ends = [*decisions[1:], world.months]
+    return [np.arange(start + 1, end + 1) for start, end in zip(decisions, ends, strict=True)]
+
+
+def _buy(world: _World, added: np.ndarray, first: np.ndarray, arrives: int) -> np.ndarray:
+    """Present value of buying `added` GPUs to run from month `arrives` (ordered and paid the
+    lead time earlier, resold at the end for their age); `first`: the first purchase, which
+    also pays the set-up, the storage and the team's recruiting."""
+    p = world.params
+    ordered = max(int(round(arrives - p["lead_time_months"])), 0)
+    nodes = np.ceil(np.maximum(added, 0) / world.per_node)
+    storage = world.answers.dataset_tb * p["storage_capex_per_tb"]
+    hardware = nodes * (p["server_price"] + p["network_per_node"]) + np.where(first, storage, 0)
+    hires = staff_needed(p, world.answers, owned_nodes=1, rented_nodes=0)[0]
+    paid = nodes * (p["server_price"] + p["network_per_node"]) * (1 + p["spares_share"])
+    paid = paid + np.where(first, p["setup_cost"] + storage + hires * p["hire_cost"], 0)
+    resold = hardware * resale_share(p, (world.months - arrives) / 12) * p["residual_value"]
+    value = paid * world.discount[ordered] - resold * world.discount[world.months]
+    return np.where(nodes > 0, value, 0.0)
+
+
+def _search(world: _World) -> tuple[_Path, list[int], list[int]]:
+    decisions = _decisions(world)
+    levels = _levels(world)
+    if not decisions:  # nothing can arrive within the horizon
+        return _Path(_path_cost(world, [], [], ()), ()), decisions, levels
+    segments = _segments(world, decisions)
+    floors = [world.home_share * world.peak[s].max() for s in segments]
+    # cost[j][k]: the running cost of segment j with levels[k] owned; a level that cannot
+    # hold the work whose data may not leave is not a choice.
+    owned_levels = np.array(levels, dtype=float)
+    cost = np.empty((len(segments), len(levels)))
+    for j, months in enumerate(segments):
+        gpus = np.repeat(owned_levels[:, None], len(months), axis=1)
+        when = np.broadcast_to(months, gpus.shape)
+        running = (_running(world, gpus, when) * world.discount[when]).sum(axis=1)
+        cost[j] = np.where(owned_levels >= floors[j] - 1e-9, running, math.inf)
+    owned = np.array(levels, dtype=float)
+    n = len(levels)
+    added = owned[None, :] - owned[:, None]  # [held before, held after]
+    first = np.broadcast_to((owned == 0)[:, None], (n, n))
+    allowed = added >= 0  # owned capacity never shrinks
+    best = np.zeros(n)  # the cost of what follows the last decision
+    choice = np.zeros((len(decisions), n), dtype=int)
+    for j in range(len(decisions) - 1, -1, -1):
+        options = cost[j][None, :] + _buy(world, added, first, decisions[j]) + best[None, :]
+        options = np.where(allowed, options, math.inf)
+        choice[j] = np.argmin(options, axis=1)
+        best = options[np.arange(n), choice[j]]
+    path, k = [], 0
+    for j in range(len(decisions)):
+        k = choice[j][k]
+        path.append(levels[k])
+    return _Path(float(best[0]) + _before(world, decisions), tuple(path)), decisions, levels
+
+
+def _before(world: _World, decisions: list[int]) -> float:
+    """Months 1 .. the first decision: nothing owned yet (all rented, home work waits)."""
+    months = np.arange(1, (decisions[0] if decisions else world.months) + 1)
+    if not len(months):
+        return 0.0
+    return float((_running(world, np.zeros(len(months)), months) * world.discount[months]).sum())
+
+
+def _path_cost(
+    world: _World, decisions: list[int], levels: list[int], path: tuple[int, ...]
+) -> float:
+    """The present value of holding `path[j]` GPUs from decisions[j] on."""
+    held = np.zeros(world.months + 1)
+    total, owned = 0.0, 0
+    for start, level in zip(decisions, path, strict=True):
+        if level > owned:
+            total += float(_buy(world, np.array(level - owned), np.array(owned == 0), start))
+            owned = level
+        held[start + 1 :] = owned
+    months = np.arange(1, world.months + 1)
+    running = _running(world, held[months], months)
+    return total + float((running * world.discount[months]).sum())
+
+
+def _stages(decisions: list[int], path: tuple[int, ...], lead: float) -> list[Stage]:
+    stages, held = [], 0
+    for month, level in zip(decisions, path, strict=True):
+        if level > held:
+            ordered = max(int(round(month - lead)), 0)
+            stages.append(Stage(month, ordered, level, level - held))
+            held = level
+    return stages
+
+
+# --- the public entry point ------------------------------------------------------------
+
+
+def plan_compute(
+    *,
+    answers: CostAnswers,
+    figures: Mapping[str, Figure],
+    future: Future = Future(),
+    currency: str = "USD",
+) -> dict[str, Any]:
+    """The cheapest staged plan, with cloud only and "commit now" beside it."""
+    params = figures_values(figures)
+    months = answers.horizon_months
+    demand = answers.demand
+    base, peak = future.demand(demand.base, float(demand.peak), months)
+    path = future.price_factor(months)
+    world = _World(
+        params=params,
+        answers=answers,
+        base=base,
+        peak=peak,
+        price=on_demand_rate(params) * path,
+        committed=min(params["gpu_hour_reserved_1y"], on_demand_rate(params)) * path,
+        discount=(1.0 + params["discount_rate"]) ** (-np.arange(months + 1) / 12),
+        home_share=1 - answers.cloud_share,
+    )
+    rate = currency_rate(params["usd_cny"], prices_in=answers.prices_in, shown_in=currency)
+    staged, decisions, levels = _search(world)
+    lead = params["lead_time_months"]
+    stages = _stages(decisions, staged.levels, lead)
+    final_base = world.nodes(float(base[1:].max())) * world.per_node
+    floor = world.nodes(world.home_share * float(peak[1:].max())) * world.per_node
+    committed = max(final_base, floor)
+    commit_path = tuple(committed for _ in decisions)
+    commit_cost = _path_cost(world, decisions, levels, commit_path) if decisions else None
+    cloud_cost = (
+        _path_cost(world, decisions, levels, tuple(0 for _ in decisions))
+        if world.home_share == 0
+        else None
+    )
+
+    def money(value: float | None) -> float | None:
+        return None if value is None else round(value * rate, 2)
+
+    owned = np.zeros(months + 1)
+    for stage in stages:
+        owned[stage.month + 1 :] = stage.owned_gpus
+    return {
+        "currency": currency,
+        "stages": [
+            {
+                "month": s.month,
+                "order_month": s.ordered,
+                "owned_gpus": s.owned_gpus,
+                "added_gpus": s.added_gpus,
+                "base_gpus": round(float(base[min(s.month + 1, months)]), 1),
+                "peak_gpus": round(float(peak[min(s.month + 1, months)]), 1),
+                # Owned because the data may not leave: nothing to weigh it against.
+                "required_by_data": _required(world, decisions, s, stages[i - 1] if i else None),
+                "saves": None
+                if _required(world, decisions, s, stages[i - 1] if i else None)
+                else money(_saving(world, decisions, levels, staged.levels, i, stages)),
+            }
+            for i, s in enumerate(stages)
+        ],
+        "present_value": {
+            "staged": money(staged.cost),
+            "commit_now": money(commit_cost),
+            "cloud_only": money(cloud_cost),
+        },
+        "commit_now_gpus": committed if decisions else 0,
+        "first_possible_month": decisions[0] if decisions else None,
+        "timeline": {
+            "months": list(range(months + 1)),
+            "owned_gpus": [int(v) for v in owned],
+            "base_gpus": [round(float(v), 1) for v in base],
+            "peak_gpus": [round(float(v), 1) for v in peak],
+        },
+        "future": {
+            "growth_pct_per_year": future.growth_pct if not future.years else None,
+            "years": [{"base_gpus": b, "peak_gpus": p} for b, p in future.years],
+            "cloud_fall_pct_per_year": future.cloud_fall_pct,
+        },
+    }
+
+
+def _required(world: _World, decisions: list[int], stage: Stage, before: Stage | None) -> bool:
+    """Whether the stage is needed to hold the work whose data may not leave."""
+    segment = _segments(world, decisions)[decisions.index(stage.month)]
+    floor = world.nodes(world.home_share * float(world.peak[segment].max())) * world.per_node
+    return (before.owned_gpus if before else 0) < floor
+
+
+def _saving(
+    world: _World,
+    decisions: list[int],
+    levels: list[int],
+    path: tuple[int, ...],
+    index: int,
+    stages: list[Stage],
+) -> float:
+    """What the plan would cost more without stage `index` (holding the level before it
+    until the next stage)."""
+    stage = stages[index]
+    before = stages[index - 1].owned_gpus if index else 0
+    until = stages[index + 1].month if index + 1 < len(stages) else world.months + 1
+    changed = tuple(
+        before if stage.month <= month < until else level
+        for month, level in zip(decisions, path, strict=True)
+    )
+    return _path_cost(world, decisions, levels, changed) - _path_cost(
+        world, decisions, levels, path
+    )

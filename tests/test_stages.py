@@ -1,0 +1,225 @@
+"""The plan in stages: when to start owning GPUs and how many, as demand grows and prices
+move; its switch months move the way a practitioner expects, one test per direction."""
+
+import json
+
+import pytest
+
+from decider.engine.questionnaire import answers_validate
+from decider.engine.stages import Future, plan_compute
+from tests.factories import make_answers, make_cost_answers, shipped_figures
+
+# A startup that grows from 16 to 256 GPUs over three years and then holds: training runs
+# keep the base at about 80 % of the peak. It has data-centre space and no ops engineer yet.
+YEARS = ((12, 16), (30, 40), (80, 100), (200, 256), (200, 256))
+STARTUP = {
+    "gpus": 16,
+    "utilization": 0.8,
+    "base_gpus": 12.0,
+    "horizon_months": 60,
+    "team_fte": 0.0,
+    "has_datacenter": True,
+}
+
+
+def _plan(future=None, answers=None, **figures):
+    return plan_compute(
+        answers=answers or make_cost_answers(**STARTUP),
+        figures=shipped_figures("h100", **figures),
+        future=future or Future(years=YEARS),
+    )
+
+
+def _first_month(plan) -> int:
+    """The month owning starts, or after the horizon when it never does."""
+    return plan["stages"][0]["month"] if plan["stages"] else 10**6
+
+
+def _owned_at_end(plan) -> int:
+    return plan["timeline"]["owned_gpus"][-1]
+
+
+def test_the_growing_startup_gets_a_plan_a_practitioner_would_sign():
+    plan = _plan()
+    stages = plan["stages"]
+    assert len(stages) >= 2  # cloud first, then own the base, then add a node group
+    assert stages[0]["month"] > plan["first_possible_month"]  # the cloud while it is small
+    months = [stage["month"] for stage in stages]
+    owned = [stage["owned_gpus"] for stage in stages]
+    assert months == sorted(months) and owned == sorted(owned)
+    for stage in stages:
+        assert stage["owned_gpus"] % 8 == 0  # whole nodes
+        # It owns its steady base (within a node), never the bursts above it.
+        assert stage["owned_gpus"] <= stage["base_gpus"] + 8
+        assert stage["order_month"] == stage["month"] - 3  # ordered a lead time ahead
+        assert stage["saves"] > 0  # each stage pays for itself
+    pv = plan["present_value"]
+    assert pv["staged"] < pv["cloud_only"] and pv["staged"] < pv["commit_now"]
+    timeline = plan["timeline"]
+    assert len(timeline["months"]) == 61
+    assert all(o <= p for o, p in zip(timeline["owned_gpus"], timeline["peak_gpus"], strict=True))
+
+
+def test_faster_growth_owns_sooner_and_more():
+    base = _plan()
+    faster = _plan(Future(years=tuple((b * 1.5, p * 1.5) for b, p in YEARS)))
+    slower = _plan(Future(years=tuple((b * 0.5, p * 0.5) for b, p in YEARS)))
+    assert _first_month(faster) < _first_month(base) < _first_month(slower)
+    assert _owned_at_end(faster) > _owned_at_end(base) > _owned_at_end(slower)
+
+
+def test_dearer_cloud_owns_sooner_and_cheaper_cloud_later():
+    base = _plan()
+    dearer = _plan(gpu_hour_on_demand=2.99 * 1.15, gpu_hour_reserved_1y=2.35 * 1.15)
+    cheaper = _plan(gpu_hour_on_demand=2.99 * 0.9, gpu_hour_reserved_1y=2.35 * 0.9)
+    assert _first_month(dearer) < _first_month(base) < _first_month(cheaper)
+    assert _owned_at_end(dearer) > _owned_at_end(base)
+
+
+def test_falling_cloud_prices_put_owning_off():
+    base = _plan()
+    falling = _plan(Future(years=YEARS, cloud_fall_pct=15))
+    assert _first_month(falling) > _first_month(base)
+    assert _owned_at_end(falling) < _owned_at_end(base)
+
+
+def test_a_longer_lead_time_puts_owning_off():
+    base = _plan()
+    slower = _plan(lead_time_months=9)
+    assert _first_month(slower) > _first_month(base)
+    for plan in (base, slower):
+        assert all(stage["month"] >= plan["first_possible_month"] for stage in plan["stages"])
+    assert slower["first_possible_month"] == 9
+
+
+def test_dearer_hardware_puts_owning_off():
+    assert _first_month(_plan(server_price=310_000 * 1.2)) > _first_month(_plan())
+
+
+@pytest.mark.parametrize(
+    "future",
+    [
+        Future(years=YEARS),
+        Future(growth_pct=152),
+        Future(),
+        Future(growth_pct=60, cloud_fall_pct=10),
+    ],
+)
+def test_the_staged_plan_is_never_dearer_than_the_plans_beside_it(future):
+    pv = _plan(future)["present_value"]
+    assert pv["staged"] <= pv["cloud_only"] + 0.01
+    assert pv["staged"] <= pv["commit_now"] + 0.01
+
+
+def test_data_that_may_not_leave_is_owned_from_the_first_month_it_can_be():
+    answers = make_cost_answers(**STARTUP, cloud_share=0.5)
+    plan = _plan(answers=answers)
+    first = plan["stages"][0]
+    assert first["month"] == plan["first_possible_month"] and first["required_by_data"]
+    assert first["saves"] is None  # not a choice: nothing to weigh it against
+    assert plan["present_value"]["cloud_only"] is None
+    timeline = plan["timeline"]
+    for month in range(first["month"] + 1, 61):
+        assert timeline["owned_gpus"][month] >= 0.5 * timeline["peak_gpus"][month] - 1e-9
+
+
+def test_flat_demand_and_prices_keep_the_plan_of_today():
+    plan = _plan(Future())
+    assert set(plan["timeline"]["base_gpus"][1:]) == {12.0}
+    assert plan["future"] == {
+        "growth_pct_per_year": 0.0,
+        "years": [],
+        "cloud_fall_pct_per_year": 0.0,
+    }
+
+
+@pytest.mark.parametrize(
+    "extra, key",
+    [
+        ({"growth_pct": 5000}, "growth_pct"),
+        ({"growth_pct": "fast"}, "growth_pct"),
+        ({"cloud_price_fall_pct": 95}, "cloud_price_fall_pct"),
+        ({"growth_years": []}, "growth_years"),
+        ({"growth_years": {"base_gpus": 8}}, "growth_years"),
+        ({"growth_years": [{"base_gpus": 8, "peak_gpus": 16}, {"base_gpus": 9}]}, "growth_years.1"),
+        ({"growth_years": [{"base_gpus": 20, "peak_gpus": 16}]}, "growth_years.0"),
+    ],
+)
+def test_a_wrong_growth_or_price_fall_is_named(extra, key):
+    _answers, errors = answers_validate({**make_answers("growth"), **extra})
+    assert key in errors
+
+
+@pytest.mark.django_db
+def test_decide_and_the_api_carry_the_plan_for_the_growth_given(client, rules, tmp_path, capsys):
+    from django.urls import reverse
+
+    from tests.test_decide import run_decide
+
+    answers = {
+        **make_answers("startup", horizon_years=5),
+        "growth_years": [{"base_gpus": b, "peak_gpus": p} for b, p in YEARS],
+        "cloud_price_fall_pct": 10,
+    }
+    code, out, err = run_decide(tmp_path, capsys, answers, "--format", "json")
+    assert code == 0, err
+    plan = json.loads(out)["plan"]
+    assert plan["future"]["cloud_fall_pct_per_year"] == 10
+    assert plan["timeline"]["peak_gpus"][-1] == 256
+    assert set(plan["present_value"]) == {"staged", "commit_now", "cloud_only"}
+    created = client.post(
+        reverse("decider-api-assessments"),
+        data=json.dumps({"answers": answers}),
+        content_type="application/json",
+    ).json()
+    assert created["answers"]["growth_years"] == answers["growth_years"]  # saved with them
+    assert created["result"]["plan"] == plan
+
+
+@pytest.mark.django_db
+def test_the_result_page_shows_the_stages_their_reasons_and_the_timeline(client, rules):
+    from django.urls import reverse
+
+    from tests.factories import make_assessment
+
+    answers = {
+        **make_answers("startup", horizon_years=5, gpus=16, has_datacenter=True, ops_fte=0.0),
+        "growth_years": [{"base_gpus": b, "peak_gpus": p} for b, p in YEARS],
+    }
+    _assessment, edit, _view = make_assessment(answers=answers)
+    page = client.get(reverse("decider-result", args=[edit])).content.decode()
+    assert "A plan in stages" in page and 'id="chart-plan"' in page
+    assert "Cloud only until month 12." in page
+    assert "Month 12 (ordered in month 9): own 32 GPUs." in page
+    assert "without this stage the plan would cost" in page
+    report = client.get(reverse("decider-edit-report", args=[edit])).content.decode()
+    assert "Month 24 (ordered in month 21): own 80 GPUs." in report  # on paper too
+    chinese = client.get(
+        reverse("decider-result", args=[edit]), headers={"Accept-Language": "zh-hans"}
+    )
+    assert "第 12 个月之前只用云" in chinese.content.decode()
+
+
+@pytest.mark.django_db
+def test_growth_and_a_price_fall_typed_in_the_wizard_make_the_plan(client, rules):
+    from django.urls import reverse
+
+    from decider.models import Assessment
+    from tests.factories import STEP_POSTS, make_assessment
+
+    answers = make_answers("startup", horizon_years=5, gpus=16, has_datacenter=True, ops_fte=0.0)
+    assessment, edit, _view = make_assessment(answers=answers)
+    step = reverse("decider-step", args=[edit, "utilization"])
+    page = client.get(step).content.decode()
+    assert "Demand growth per year (%)" in page
+    form = {**STEP_POSTS["utilization"], "gpus": "16", "horizon_years": "5"}
+    wrong = client.post(step, {**form, "growth_pct": "5000", "next": "1"})
+    assert "Demand growth per year (%): enter" in wrong.content.decode()  # next to the field
+    client.post(step, {**form, "growth_pct": "150", "next": "1"})
+    assert Assessment.objects.get(pk=assessment.pk).answers["growth_pct"] == 150.0
+    result = client.get(reverse("decider-result", args=[edit])).content.decode()
+    assert "Made for today&#x27;s demand" not in result
+    start = result.index(">", result.index('id="figure-plan"')) + 1
+    figure = json.loads(result[start : result.index("</script>", start)])
+    peak = next(trace for trace in figure["data"] if trace["name"] == "Peak demand")
+    assert peak["y"][-1] == pytest.approx(16 * 2.5**5, rel=0.01)  # 150 % a year for 5 years
