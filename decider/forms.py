@@ -15,10 +15,10 @@ from typing import Any, cast
 
 from django import forms
 from django.utils.functional import lazy
-from django.utils.translation import get_language, gettext, gettext_lazy
+from django.utils.translation import get_language, gettext, gettext_lazy, gettext_noop
 from django.utils.translation import gettext_lazy as _
 
-from decider.engine import markets, questionnaire
+from decider.engine import markets, questionnaire, sizing
 from decider.engine.figures import ADJUSTABLE_NAMES, FIGURES, Figure
 from decider.models import NAME_MAX_LENGTH
 from decider.templatetags.decider_tags import month_text
@@ -373,3 +373,98 @@ class NameForm(forms.Form):
 
     def clean_name(self) -> str:
         return name_clean(self.cleaned_data["name"])
+
+
+# --- sizing from the work (engine/sizing.py) -------------------------------------------
+
+# Each input of the sizing page: (part, input) → (label, help), message ids.
+WORK_INPUTS: dict[tuple[str, str], tuple[str, str]] = {
+    ("training", "params_b"): (
+        gettext_noop("Model parameters (billions)"),
+        gettext_noop("Llama 3 70B: 70; a 7B model: 7."),
+    ),
+    ("training", "tokens_b"): (
+        gettext_noop("Tokens per training run (billions)"),
+        gettext_noop("Llama 3 was pre-trained on 15,600 billion tokens; a fine-tune may use 1–10."),
+    ),
+    ("training", "runs_per_year"): (gettext_noop("Training runs per year"), ""),
+    ("training", "days_per_run"): (gettext_noop("Days one run may take"), ""),
+    ("training", "mfu"): (
+        gettext_noop("Share of the GPUs' peak a run achieves (MFU, 0–1)"),
+        gettext_noop("Optional. Left empty: 0.40 (Llama 3 reached 0.38–0.43 on H100s)."),
+    ),
+    ("inference", "params_b"): (gettext_noop("Served model parameters (billions)"), ""),
+    ("inference", "tokens_per_day_m"): (
+        gettext_noop("Tokens served per day (millions, prompts and answers)"),
+        "",
+    ),
+    ("inference", "peak_to_average"): (
+        gettext_noop("Busiest hour over the average hour"),
+        gettext_noop("About 2 to 4 for a service used in office hours; 1 for batch work."),
+    ),
+    ("inference", "latency_ms"): (
+        gettext_noop("Time per output token (ms)"),
+        gettext_noop("Optional. 50 ms is 20 tokens a second, faster than people read."),
+    ),
+    ("inference", "mfu"): (
+        gettext_noop("Share of the GPUs' peak serving achieves (0–1)"),
+        gettext_noop("Optional. Left empty: 0.25 (an estimate)."),
+    ),
+}
+
+
+class WorkForm(forms.Form):
+    """The sizing page: a training plan, an inference service, or both. A part is sized when
+    any of its inputs is typed; then each of its required inputs is needed."""
+
+    def __init__(self, data: Any = None) -> None:
+        super().__init__(data)
+        for (part, name), (label, help_text) in WORK_INPUTS.items():
+            low, high = _work_bounds(part)[name]
+            allowed = questionnaire.range_text(whole=False, low=low, high=high)
+            self.fields[f"{part}-{name}"] = NumberField(
+                label=gettext(label),
+                help_text=gettext(help_text) if help_text else "",
+                message=number_message(gettext(label), allowed),
+                required=False,
+                min_value=low,
+                max_value=high,
+            )
+
+    def parts(self) -> list[tuple[str, list[forms.BoundField]]]:
+        return [
+            (part, [self[f"{part}-{name}"] for p, name in WORK_INPUTS if p == part])
+            for part in ("training", "inference")
+        ]
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        given = self.work()
+        if not given and not self.errors:
+            raise forms.ValidationError(
+                gettext("Fill in a training plan, an inference service, or both.")
+            )
+        for part in given:
+            for name in _work_bounds(part):
+                key = f"{part}-{name}"
+                missing = name not in sizing.OPTIONAL_INPUTS and cleaned.get(key) is None
+                if missing and key not in self.errors:
+                    label = gettext(WORK_INPUTS[(part, name)][0])
+                    self.add_error(
+                        key, gettext("%(label)s: needed for this part.") % {"label": label}
+                    )
+        return cleaned
+
+    def work(self) -> dict[str, dict[str, float]]:
+        """The parts typed, as engine/sizing.py reads them ({"training": {...}})."""
+        data = getattr(self, "cleaned_data", {})
+        work: dict[str, dict[str, float]] = {}
+        for part, name in WORK_INPUTS:
+            value = data.get(f"{part}-{name}")
+            if value is not None:
+                work.setdefault(part, {})[name] = float(value)
+        return work
+
+
+def _work_bounds(part: str) -> dict[str, tuple[float, float]]:
+    return sizing.TRAINING_INPUTS if part == "training" else sizing.INFERENCE_INPUTS

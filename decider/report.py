@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.utils import timezone
-from django.utils.translation import get_language
+from django.utils.translation import get_language, gettext_noop
 from django.utils.translation import gettext as _
 
 from decider import caching, summary
@@ -479,4 +479,53 @@ def sensitivity_summary(assessment: Assessment) -> dict[str, Any]:
     return {
         "flips": [r for r in rows if r["closest"] is not None],
         "steady": [r["label"] for r in rows if r["closest"] is None],
+    }
+
+
+# --- sizing from the work ---------------------------------------------------------------
+
+# The sizing's arithmetic, line by line (engine/sizing.py's TRAIN_LINES and INFER_LINES).
+SIZING_LINES = {
+    "train_flops": gettext_noop("FLOPs one training run needs (6 × parameters × tokens)"),
+    "train_gpu_hours": gettext_noop("GPU-hours one run needs at the achieved share of peak"),
+    "train_gpus_for_time": gettext_noop("GPUs to finish a run in the days given"),
+    "train_gpus_for_memory": gettext_noop("GPUs to hold the training state (16 bytes a parameter)"),
+    "train_gpus": gettext_noop("GPUs for training, in whole nodes"),
+    "train_days": gettext_noop("Days a run takes on them"),
+    "train_busy_share": gettext_noop("Share of the year training runs"),
+    "infer_tokens_per_second": gettext_noop("Tokens a second, on average"),
+    "infer_gpus_per_replica": gettext_noop("GPUs one copy of the model needs"),
+    "infer_average_gpus": gettext_noop("GPUs at the average hour"),
+    "infer_gpus": gettext_noop("GPUs at the busiest hour, in whole copies"),
+    "infer_base_gpus": gettext_noop("GPUs at the quietest hour"),
+}
+SIZING_PROBLEMS = {
+    "memory": gettext_noop(
+        "The model's weights do not fit in one node: it must be split across nodes."
+    ),
+    "latency": gettext_noop("The latency target needs more memory bandwidth than one node has."),
+}
+
+
+def sizing_shown(sized: Any) -> dict[str, Any]:
+    """The sizing as the page shows it: the demand it gives and its arithmetic, in words."""
+    lines = []
+    for line in sized.lines:
+        value = line["value"]
+        if line["key"] == "train_busy_share":
+            shown = f"{value * 100:.1f} %"
+        elif isinstance(value, float) and (abs(value) >= 1e6 or 0 < abs(value) < 0.01):
+            shown = f"{value:.3g}"
+        elif isinstance(value, float):
+            shown = f"{value:,.1f}"
+        else:
+            shown = f"{value:,}"
+        lines.append({"label": _(SIZING_LINES[line["key"]]), "value": shown})
+    return {
+        "gpus": sized.gpus,
+        "base_gpus": sized.base_gpus,
+        "peak_share_pct": sized.peak_share_pct,
+        "average_gpus": round(sized.average_gpus, 1),
+        "lines": lines,
+        "problems": [_(SIZING_PROBLEMS[p]) for p in sized.problems if p in SIZING_PROBLEMS],
     }

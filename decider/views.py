@@ -33,7 +33,7 @@ from django_ratelimit.exceptions import Ratelimited
 
 from decider import caching, limits, pdf, report, services
 from decider import method as decider_method
-from decider.engine import questionnaire
+from decider.engine import questionnaire, sizing
 from decider.engine.costs import CURRENCIES
 from decider.engine.figures import Figure
 from decider.engine.markets import market_of
@@ -44,6 +44,7 @@ from decider.forms import (
     NameForm,
     StartForm,
     StepForm,
+    WorkForm,
     speed_rows,
 )
 from decider.models import (
@@ -361,6 +362,40 @@ def step(request: HtmxHttpRequest, token: str, slug: str) -> HttpResponse:
             links=[token],
         )
     return _render_step(request, assessment, current, form)
+
+
+@shared_page
+@require_http_methods(["GET", "POST"])
+def size_work(request: HttpRequest, token: str) -> HttpResponse:
+    """Size the demand from the work (engine/sizing.py): the GPUs a training plan and an
+    inference service need, with the arithmetic shown; "use" saves them on the utilization
+    step, where they can be changed like any answer."""
+    assessment = _get_assessment(token, defer=DRAWN_ONLY)
+    form = WorkForm(request.POST if request.method == "POST" else None)
+    gpu_model = assessment.answers.get("gpu_model", "h100")
+    context: dict[str, Any] = {"token": token, "assessment": assessment, "form": form}
+    context["chip"] = sizing.CHIPS.get(gpu_model, sizing.CHIPS["h100"])
+    context["gpu_name"] = _(dict(questionnaire.GPU_MODELS).get(gpu_model, gpu_model))
+    if request.method == "POST" and form.is_valid():
+        training, inference, _errors = sizing.workload_parse(form.work())
+        sized = sizing.size(gpu_model=gpu_model, training=training, inference=inference)
+        context["sized"] = report.sizing_shown(sized)
+        too_many = questionnaire.QUESTIONS["gpus"].problem(sized.gpus)
+        context["too_many"] = too_many
+        if request.POST.get("action") == "use" and not too_many:
+            step = questionnaire.STEP_BY_SLUG["utilization"]
+            # The levels replace the average (they give it): a stale one would contradict.
+            mine = {**sized.answers(), "utilization_pct": None}
+            services.assessment_step_save(
+                assessment, step=step, mine=mine, base=None, revision=None
+            )
+            messages.success(
+                request,
+                _("Sized from the work: %(gpus)s GPUs at the peak, %(base)s around the clock.")
+                % {"gpus": sized.gpus, "base": sized.base_gpus},
+            )
+            return redirect("decider-step", token=token, slug=step.slug)
+    return render(request, "decider/size.html", context)
 
 
 def _step_kept_by(

@@ -227,3 +227,89 @@ def test_the_openapi_document_describes_the_work_block(client):
         "days_per_run",
     ]
     assert {"required": ["work"]} in spec["Answers"]["anyOf"]
+
+
+# --- the sizing page -----------------------------------------------------------------
+
+
+@pytest.fixture
+def unsized(rules):
+    from tests.factories import make_answers, make_assessment
+
+    answers = {**_without_demand(make_answers("growth")), "gpu_model": "a100", "gpus": 8}
+    return make_assessment(answers={**answers, "utilization_pct": 40.0})
+
+
+def _size_form(**typed):
+    return {f"training-{k}": v for k, v in typed.items()}
+
+
+@pytest.mark.django_db
+def test_the_sizing_page_shows_the_arithmetic_and_fills_the_utilization_step(client, unsized):
+    from django.urls import reverse
+
+    from decider.models import Assessment
+
+    assessment, edit, _view = unsized
+    url = reverse("decider-size", args=[edit])
+    step = client.get(reverse("decider-step", args=[edit, "utilization"])).content.decode()
+    assert url in step  # the utilization step links to it
+    typed = _size_form(params_b="65.2", tokens_b="1400", runs_per_year="1", days_per_run="21")
+    shown = client.post(url, {**typed, "action": "size"}).content.decode()
+    expected = size(gpu_model="a100", training=Training(65.2, 1400, 1, 21))
+    assert f"{expected.gpus} GPUs at the peak" in shown
+    assert "FLOPs one training run needs" in shown and "5.48e+23" in shown  # 6 × 65.2B × 1.4T
+    assert Assessment.objects.get(pk=assessment.pk).answers["gpus"] == 8  # nothing saved yet
+    used = client.post(url, {**typed, "action": "use"})
+    assert used.status_code == 302 and used["Location"].endswith("/step/utilization/")
+    answers = Assessment.objects.get(pk=assessment.pk).answers
+    assert answers["gpus"] == expected.gpus and answers["base_gpus"] == expected.base_gpus
+    assert "utilization_pct" not in answers  # the levels give the average now
+    page = client.get(used["Location"]).content.decode()
+    assert f'value="{expected.gpus}"' in page  # prefilled, to be changed like any answer
+    assert "Sized from the work" in page
+
+
+@pytest.mark.django_db
+def test_the_sizing_page_names_what_is_missing_or_wrong_next_to_the_field(client, unsized):
+    from django.urls import reverse
+
+    _assessment, edit, _view = unsized
+    url = reverse("decider-size", args=[edit])
+    empty = client.post(url, {"action": "size"}).content.decode()
+    assert "Fill in a training plan, an inference service, or both." in empty
+    partly = client.post(url, {**_size_form(params_b="70", tokens_b="abc"), "action": "size"})
+    page = partly.content.decode()
+    assert partly.status_code == 200
+    assert "Tokens per training run (billions): enter" in page
+    assert "Training runs per year: needed for this part." in page
+    assert 'value="abc"' in page  # what was typed stays
+    chinese = client.post(
+        url, {"action": "size"}, headers={"Accept-Language": "zh-hans"}
+    ).content.decode()
+    assert "训练" in chinese
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+def test_in_chromium_the_step_links_to_the_sizing_and_its_numbers_come_back(
+    browser, live_server, rules
+):
+    from tests.conftest import new_page
+    from tests.factories import make_answers, make_assessment
+
+    _assessment, edit, _view = make_assessment(answers=make_answers("growth"))
+    page = new_page(browser)
+    page.goto(f"{live_server.url}/a/{edit}/step/utilization/")
+    page.click("#size-link a")
+    for name, value in {"params_b": "70", "tokens_b": "2000", "runs_per_year": "4"}.items():
+        page.fill(f"#id_training-{name}", value)
+    page.fill("#id_training-days_per_run", "30")
+    page.click("button[value=size]")
+    heading = page.locator("#sized-title").inner_text()
+    gpus = heading.split()[0]
+    page.click("button[value=use]")
+    page.wait_for_url("**/step/utilization/")
+    assert page.input_value("#id_gpus") == gpus
+    assert "Sized from the work" in page.locator(".messages").inner_text()
+    assert page.errors == []
