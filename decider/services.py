@@ -61,7 +61,9 @@ def current_ruleset() -> RuleSet:
     return ruleset
 
 
-def evaluate_now(answers: dict[str, Any], *, currency: str = "USD") -> tuple[RuleSet, Evaluation]:
+def evaluate_now(
+    answers: dict[str, Any], *, currency: str = "USD", odds_seed: int = 0
+) -> tuple[RuleSet, Evaluation]:
     """Score answers with the current rule set and the current figures."""
     ruleset = current_ruleset()
     evaluation = answers_evaluate(
@@ -69,6 +71,7 @@ def evaluate_now(answers: dict[str, Any], *, currency: str = "USD") -> tuple[Rul
         rulebook=ruleset_rulebook(ruleset),
         figures=Assumption.for_answers(answers),
         currency=currency,
+        odds_seed=odds_seed,
     )
     return ruleset, evaluation
 
@@ -99,16 +102,17 @@ def pinned_figures(
 
 
 def assessment_evaluate(
-    assessment: Assessment, *, refresh: bool = False
+    assessment: Assessment, *, refresh: bool = False, odds_seed: int = 0
 ) -> tuple[RuleSet, Evaluation, dict[str, Figure]]:
-    """Evaluate without saving: with the pinned rules and figures, or the current ones."""
+    """Evaluate without saving: with the pinned rules and figures, or the current ones
+    (`odds_seed`: the draws, should a rule read the odds)."""
     answers = assessment.answers
     ruleset = assessment.ruleset if (assessment.ruleset and not refresh) else current_ruleset()
     figures = None if refresh else pinned_figures(assessment)
     if figures is None:
         figures = Assumption.for_answers(answers)
     evaluation = answers_evaluate(
-        answers=answers, rulebook=ruleset_rulebook(ruleset), figures=figures
+        answers=answers, rulebook=ruleset_rulebook(ruleset), figures=figures, odds_seed=odds_seed
     )
     return ruleset, evaluation, figures
 
@@ -117,8 +121,9 @@ def assessment_create(*, answers: dict[str, Any], name: str) -> tuple[Assessment
     """A new assessment, scored and saved in one write, and its costs in USD (the cost model
     runs once: the evaluation's costs are the saved result's)."""
     draft = Assessment(answers=answers, name=name)
-    ruleset, evaluation, figures = assessment_evaluate(draft)
-    _take_result(draft, ruleset, evaluation, figures)
+    seed = new_odds_seed()
+    ruleset, evaluation, figures = assessment_evaluate(draft, odds_seed=seed)
+    _take_result(draft, ruleset, evaluation, figures, odds_seed=seed)
     scored = {field: getattr(draft, field) for field in Assessment.SCORED_FIELDS}
     assessment, edit_token, view_token = Assessment.create_with_links(
         answers=answers, name=name, **scored
@@ -127,8 +132,11 @@ def assessment_create(*, answers: dict[str, Any], name: str) -> tuple[Assessment
 
 
 def assessment_score(assessment: Assessment, *, refresh: bool = False) -> None:
-    """Score and keep the result, with the figures and rules used, as a snapshot."""
-    _take_result(assessment, *assessment_evaluate(assessment, refresh=refresh))
+    """Score and keep the result, with the figures and rules used, as a snapshot. A result
+    scored again keeps its odds' draws: what changes is what was re-scored."""
+    seed = odds_seed_of(assessment) if assessment.result else new_odds_seed()
+    evaluated = assessment_evaluate(assessment, refresh=refresh, odds_seed=seed)
+    _take_result(assessment, *evaluated, odds_seed=seed)
     assessment.save(update_fields=[*Assessment.SCORED_FIELDS, "updated_at"])
 
 
@@ -142,7 +150,8 @@ def assessment_what_if(assessment: Assessment, answers: dict[str, Any]) -> Asses
         ruleset=assessment.ruleset,
         result=assessment.result,
     )
-    _take_result(trial, *assessment_evaluate(trial))
+    seed = odds_seed_of(assessment) if assessment.result else new_odds_seed()  # the same draws
+    _take_result(trial, *assessment_evaluate(trial, odds_seed=seed), odds_seed=seed)
     return trial
 
 
@@ -157,8 +166,24 @@ def assessment_save_scenario(
     )
 
 
+def new_odds_seed() -> int:
+    return secrets.randbelow(2**32)
+
+
+def odds_seed_of(assessment: Assessment) -> int:
+    """The seed a saved result's odds are drawn with; a result saved before the odds has
+    none, and its row's number stands in, as fixed."""
+    assert assessment.result is not None, "score the assessment first"
+    return int(assessment.result.get("odds_seed", assessment.pk or 0))
+
+
 def _take_result(
-    assessment: Assessment, ruleset: RuleSet, evaluation: Evaluation, figures: dict[str, Figure]
+    assessment: Assessment,
+    ruleset: RuleSet,
+    evaluation: Evaluation,
+    figures: dict[str, Figure],
+    *,
+    odds_seed: int,
 ) -> None:
     scoring_data = scoring.result_as_dict(evaluation.result)
     del scoring_data["recommendation"]  # kept in its own column
@@ -170,7 +195,7 @@ def _take_result(
         "gpu_model": assessment.answers["gpu_model"],
         "market": market_of(assessment.answers).key,
         # The odds' draws are fixed per saved result: a shared link shows everyone the same.
-        "odds_seed": secrets.randbelow(2**32),
+        "odds_seed": odds_seed,
     }
     assessment.recommendation = evaluation.result.recommendation or ""
     # Answers the app derived, so a draft rule set can re-score without the cost model.
@@ -225,9 +250,7 @@ def assessment_costs(assessment: Assessment, *, currency: str) -> dict[str, Any]
 def assessment_odds(assessment: Assessment, *, currency: str) -> dict[str, Any]:
     """The odds of a scored assessment (engine/odds.py), drawn with the seed its result
     keeps (computed once per scored result and currency)."""
-    assert assessment.result is not None, "score the assessment first"
-    # A result saved before the odds has no seed: its row's number stands in, as fixed.
-    seed = assessment.result.get("odds_seed", assessment.pk)
+    seed = odds_seed_of(assessment)
     return caching.scored(
         caching.scored_key(assessment, "odds", currency),
         lambda: answers_odds(

@@ -826,7 +826,9 @@ def rescore(request: HttpRequest, assessment: Assessment, token: str, kind: str)
         services.assessment_score(assessment, refresh=True)
         messages.success(request, _("Re-scored with the current rules and figures."))
         return redirect("decider-result", token=token)
-    ruleset, evaluation, _figures = services.assessment_evaluate(assessment, refresh=True)
+    ruleset, evaluation, _figures = services.assessment_evaluate(
+        assessment, refresh=True, odds_seed=services.odds_seed_of(assessment)
+    )
     saved = assessment.scoring_result()
     assert saved is not None and assessment.result is not None  # scored by @scored_link
     context = {

@@ -244,3 +244,77 @@ def test_in_chromium_the_odds_link_opens_the_ranges_and_the_bands_are_drawn(
     assert page.locator("#odds tbody tr").count() == len(odds.SPREADS)
     assert page.locator("#chart-cumulative path.js-fill").count() >= 4
     assert page.errors == []
+
+
+# --- the rule engine reading the odds ------------------------------------------------------
+
+
+def _odds_rulebook():
+    """The shipped rules with the cost criterion pointed at the odds, as an admin would."""
+    from dataclasses import replace
+
+    from decider.engine.outcomes import COST_ODDS, OUTCOMES
+    from decider.engine.scoring import Band
+    from decider.engine.text import Text
+    from tests.factories import shipped_rulebook
+
+    points = {"sure": 2, "likely": 1, "lean": 0}
+    bands = tuple(
+        Band(
+            scores={
+                o: (points[value.split("_")[1]] if o == value.split("_")[0] else 0)
+                for o in OUTCOMES
+            },
+            reason=Text("The odds favour it.", "概率偏向它。"),
+            label=Text(value, value),
+            value=value,
+        )
+        for value in COST_ODDS
+    )
+    rules = shipped_rulebook()
+    return replace(
+        rules,
+        rules=tuple(
+            replace(rule, question="cost_odds", bands=bands) if rule.key == "cost" else rule
+            for rule in rules.rules
+        ),
+    )
+
+
+def test_a_cost_criterion_pointed_at_the_odds_scores_by_them():
+    from decider.engine.evaluation import answers_evaluate, cost_answers
+    from tests.factories import shipped_rulebook
+
+    # 1,000 GPUs busy 80 % for ten years: owning is cheapest on today's figures, yet the
+    # cloud is cheaper in most draws (its prices are most likely to fall).
+    answers = make_answers(
+        "growth", gpus=1000, utilization_pct=80.0, horizon_years=10, residency="none"
+    )
+    figures = shipped_figures("h100")
+    plain = answers_evaluate(answers=answers, rulebook=shipped_rulebook(), figures=figures)
+    assert "cost_odds" not in plain.derived  # no rule reads them: not drawn
+    by_odds = answers_evaluate(
+        answers=answers, rulebook=_odds_rulebook(), figures=figures, odds_seed=3
+    )
+    expected = odds.odds_verdict(
+        odds.odds_compute(
+            answers=cost_answers(answers, excluded=frozenset(plain.result.excluded)),
+            figures=figures,
+            ranges=odds.ranges_of(None),
+            seed=3,
+        )["cheapest_probability"]
+    )
+    assert by_odds.derived["cost_odds"] == expected
+    leader = expected.split("_")[0]
+    assert plain.derived["cost_verdict"].split("_")[0] != leader  # the two disagree here
+    cost = [c for c in by_odds.result.contributions if c.criterion == "cost"]
+    assert cost and all(c.outcome == leader and c.points > 0 for c in cost)
+
+
+def test_the_odds_verdict_follows_its_thresholds():
+    assert odds.odds_verdict({"onprem": 0.85, "cloud": 0.15}) == "onprem_sure"
+    assert odds.odds_verdict({"onprem": 0.8, "cloud": 0.2}) == "onprem_sure"
+    assert odds.odds_verdict({"onprem": 0.3, "cloud": 0.7}) == "cloud_likely"
+    assert odds.odds_verdict({"onprem": 0.3, "cloud": 0.3, "hybrid": 0.4}) == "hybrid_lean"
+    assert odds.odds_verdict({"onprem": 0.5, "cloud": 0.5}) == "cloud_likely"  # tie: cloud first
+    assert odds.odds_verdict({"hybrid": 1.0}) is None

@@ -70,7 +70,9 @@ def answers_evaluate(
     rulebook: scoring.RuleBook,
     figures: Mapping[str, Figure],
     currency: str = "USD",
+    odds_seed: int = 0,
 ) -> Evaluation:
+    """`odds_seed`: the draws of the odds, when a rule reads them (`cost_odds`)."""
     derived: dict[str, Any] = questionnaire.derived_answers(answers)
     excluded, _warnings = scoring.exclusions({**answers, **derived}, rulebook.constraints)
     used = figures_with_overrides(figures, answers.get("costs", {}))
@@ -81,6 +83,13 @@ def answers_evaluate(
         derived["cost_verdict"] = verdict
     if len(order := costs.cost_order(computed)) > 1:
         derived[scoring.COST_ORDER] = order
+    # The odds cost 5–10 cost models: drawn only for a rule set whose rules read them.
+    if any(rule.question == "cost_odds" for rule in rulebook.rules):
+        found = answers_odds(
+            answers=answers, figures=used, excluded=excluded, currency=currency, seed=odds_seed
+        )
+        if verdict := odds.odds_verdict(found["cheapest_probability"]):
+            derived["cost_odds"] = verdict
     reduces_to = computed["hybrid_reduces_to"]
     if reduces_to is not None and "hybrid" not in excluded:
         reason = _REDUCES[reduces_to]

@@ -37,7 +37,7 @@ from decider.engine.cashflow import lines_monthly
 from decider.engine.costs import TIE_ORDER, Chosen, CostAnswers, costs_chosen, outcome_amounts
 from decider.engine.figures import Figure, figures_values
 from decider.engine.i18n import gettext, gettext_noop
-from decider.engine.outcomes import COST_OPTIONS
+from decider.engine.outcomes import COST_OPTIONS, ODDS_LIKELY, ODDS_SURE
 
 DRAWS = 10_000
 RANGE_LIMITS = (0.1, 5.0)  # the multipliers a range may use
@@ -202,6 +202,17 @@ def cheapest_odds(
     stacked = np.vstack([candidates[outcome] for outcome in order])
     wins = np.bincount(np.argmin(stacked, axis=0), minlength=len(order))
     return {outcome: float(wins[i] / stacked.shape[1]) for i, outcome in enumerate(order)}
+
+
+def odds_verdict(probability: Mapping[str, float]) -> str | None:
+    """ "<outcome>_sure|likely|lean" for the outcome cheapest in the most draws (the cost
+    model's tie order between equals); None with fewer than two outcomes compared."""
+    if len(probability) < 2:
+        return None
+    leader = max(sorted(probability, key=TIE_ORDER.index), key=lambda outcome: probability[outcome])
+    share = probability[leader]
+    strength = "sure" if share >= ODDS_SURE else "likely" if share >= ODDS_LIKELY else "lean"
+    return f"{leader}_{strength}"
 
 
 def rank_correlation(x: np.ndarray, y: np.ndarray) -> float:

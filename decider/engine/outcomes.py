@@ -47,6 +47,12 @@ COST_OPTION_LABELS: dict[str, str] = {
 COST_VERDICTS: tuple[str, ...] = tuple(
     f"{outcome}_{strength}" for outcome in OUTCOMES for strength in ("clear", "slight")
 )
+# The odds' verdict, for a rule set whose cost criterion reads the odds instead:
+# "<likeliest cheapest outcome>_<sure (≥ 80 % of draws) | likely (≥ 50 %) | lean (less)>".
+COST_ODDS: tuple[str, ...] = tuple(
+    f"{outcome}_{strength}" for outcome in OUTCOMES for strength in ("sure", "likely", "lean")
+)
+ODDS_SURE, ODDS_LIKELY = 0.8, 0.5
 
 
 def outcome_name(outcome: str | None) -> str:

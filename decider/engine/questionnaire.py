@@ -21,7 +21,7 @@ from decider.engine import markets
 from decider.engine.demand import Demand
 from decider.engine.figures import is_finite, key_text, overrides_validate, value_text
 from decider.engine.i18n import gettext, gettext_noop
-from decider.engine.outcomes import COST_VERDICTS
+from decider.engine.outcomes import COST_ODDS, COST_VERDICTS
 from decider.engine.text import number_text
 
 Kind = Literal["choice", "bool", "int", "float"]
@@ -573,7 +573,18 @@ DERIVED_QUESTIONS: dict[str, Question] = {
         "choice",
         gettext_noop("Cost verdict (derived from the cost model)"),
         choices=tuple((verdict, verdict) for verdict in COST_VERDICTS),
-    )
+    ),
+    "cost_odds": Question(
+        "cost_odds",
+        "choice",
+        gettext_noop("Cost odds (derived from 10,000 draws of what is uncertain)"),
+        gettext_noop(
+            "The outcome cheapest in the most draws: _sure when it is in 80 % of them or more, "
+            "_likely from 50 %, _lean below. A cost criterion may read it instead of the "
+            "single comparison."
+        ),
+        choices=tuple((verdict, verdict) for verdict in COST_ODDS),
+    ),
 }
 RULE_QUESTIONS: dict[str, Question] = {**QUESTIONS, **DERIVED_QUESTIONS}
 

@@ -64,7 +64,9 @@ class Command(BaseCommand):
         if errors:
             return [f"{key}: {message}" for key, message in errors.items()], ""
         try:
-            ruleset, evaluation = evaluate_now(answers, currency=options["currency"])
+            ruleset, evaluation = evaluate_now(
+                answers, currency=options["currency"], odds_seed=options["seed"]
+            )
             data = result_localized(evaluation.result, options["lang"])
             data["costs"] = evaluation.costs
             data["odds"] = answers_odds(
