@@ -371,7 +371,10 @@ def _schemas() -> dict[str, Any]:
                 "base_gpus, peak_gpus, required_by_data, saves}], `present_value` {staged, "
                 "commit_now, cloud_only (null when data may not leave)}, `commit_now_gpus`, "
                 "`first_possible_month`, `timeline` {months, owned_gpus, base_gpus, "
-                "peak_gpus}, `future`.",
+                "peak_gpus}, `wait` {owned_gpus, cloud_fall_pct_per_year, "
+                "hardware_fall_pct_per_year, source, as_of, options [{wait_months, "
+                "present_value, cheaper_than_now_pct}], best_wait_months}: buy now or wait, "
+                "`future`.",
                 "required": ["stages", "present_value", "timeline"],
             },
         },

@@ -169,6 +169,9 @@ def _scored_context(assessment: Assessment, *, currency: str) -> dict[str, Any]:
             "data": plan,
             "sentence": plan_sentence(plan),
             "stages": summary.plan_stages(plan),
+            "wait": summary.wait_summary(
+                plan["wait"], currency, cloud_only=plan["present_value"]["cloud_only"]
+            ),
         },
         "checklist": checklist_for(recommendation, assessment.answers, migration),
         "answers_table": answers_table(assessment.answers),

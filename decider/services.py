@@ -274,6 +274,7 @@ def assessment_plan(assessment: Assessment, *, currency: str) -> dict[str, Any]:
             figures=scored_figures(assessment),
             excluded=assessment_excluded(assessment),
             currency=currency,
+            seed=odds_seed_of(assessment),
         ),
     )
 

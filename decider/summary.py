@@ -275,6 +275,54 @@ def plan_stages(plan: Mapping[str, Any]) -> list[str]:
     return lines
 
 
+def wait_summary(
+    wait: Mapping[str, Any], currency: str, *, cloud_only: float | None = None
+) -> dict[str, Any] | None:
+    """Buy now or wait, in words and rows; None when waiting is not a choice. `cloud_only`:
+    the present value of renting throughout, when the data allows it."""
+    options = wait["options"]
+    if len(options) < 2:
+        return None
+    now = options[0]["present_value"]
+    best = next(o for o in options if o["wait_months"] == wait["best_wait_months"])
+    if cloud_only is not None and cloud_only < best["present_value"]:
+        sentence = _(
+            "Neither: renting throughout costs less than buying the %(gpus)s GPUs now or after "
+            "any of these waits (%(cloud)s against %(best)s at best)."
+        ) % {
+            "gpus": wait["owned_gpus"],
+            "cloud": money(cloud_only, currency),
+            "best": money(best["present_value"], currency),
+        }
+    elif best["wait_months"] == 0:
+        sentence = _(
+            "Buy the %(gpus)s GPUs now: every wait costs more on these prices, and waiting is "
+            "cheaper in at most %(share)s of the draws."
+        ) % {
+            "gpus": wait["owned_gpus"],
+            "share": _pct(max(o["cheaper_than_now_pct"] for o in options[1:]) / 100),
+        }
+    else:
+        sentence = _(
+            "Waiting %(months)s months to buy the %(gpus)s GPUs, renting meanwhile, costs "
+            "%(amount)s less than buying now, and less in %(share)s of the draws."
+        ) % {
+            "months": best["wait_months"],
+            "gpus": wait["owned_gpus"],
+            "amount": money(now - best["present_value"], currency),
+            "share": _pct(best["cheaper_than_now_pct"] / 100),
+        }
+    assumed = _(
+        "Prices assumed to fall %(cloud)s %% a year for cloud GPU-hours and %(hardware)s %% a "
+        "year for servers: %(source)s."
+    ) % {
+        "cloud": f"{wait['cloud_fall_pct_per_year']:g}",
+        "hardware": f"{wait['hardware_fall_pct_per_year']:g}",
+        "source": (_language().startswith("zh") and wait.get("source_zh")) or wait["source"],
+    }
+    return {"sentence": sentence, "assumed": assumed, "options": options}
+
+
 def _short(outcome: str) -> str:
     return _("Cloud") if outcome == "cloud" else cost_option_label(outcome)
 

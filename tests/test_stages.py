@@ -22,11 +22,13 @@ STARTUP = {
 }
 
 
-def _plan(future=None, answers=None, **figures):
+def _plan(future=None, answers=None, *, ranges=None, seed=0, **figures):
     return plan_compute(
         answers=answers or make_cost_answers(**STARTUP),
         figures=shipped_figures("h100", **figures),
         future=future or Future(years=YEARS),
+        ranges=ranges,
+        seed=seed,
     )
 
 
@@ -223,3 +225,72 @@ def test_growth_and_a_price_fall_typed_in_the_wizard_make_the_plan(client, rules
     figure = json.loads(result[start : result.index("</script>", start)])
     peak = next(trace for trace in figure["data"] if trace["name"] == "Peak demand")
     assert peak["y"][-1] == pytest.approx(16 * 2.5**5, rel=0.01)  # 150 % a year for 5 years
+
+
+# --- buy now or wait -------------------------------------------------------------------
+
+FIXED = {
+    name: (1.0, 1.0)
+    for name in ("utilization", "cloud_price", "hardware_price", "lead_time", "resale")
+}
+
+
+def _wait(ranges=None, answers=None, **figures):
+    return _plan(
+        Future(),
+        answers=answers
+        or make_cost_answers(gpus=64, utilization=0.8, horizon_months=60, team_fte=1.0),
+        ranges=ranges,
+        seed=5,
+        **figures,
+    )["wait"]
+
+
+def test_dear_cloud_says_buy_now_and_falling_prices_say_wait():
+    dear = _wait(gpu_hour_reserved_1y=2.9)
+    assert dear["best_wait_months"] == 0
+    cheap = _wait(gpu_hour_reserved_1y=2.0)
+    assert cheap["best_wait_months"] > 0
+    months = [o["wait_months"] for o in dear["options"]]
+    assert months == [0, 3, 6, 9, 12, 18, 24]
+    assert dear["cloud_fall_pct_per_year"] == 10 and "H100 rental" in dear["source"]
+
+
+def test_the_odds_of_waiting_agree_with_the_plain_comparison_when_nothing_is_uncertain():
+    for reserved in (2.0, 2.9):
+        wait = _wait(ranges=FIXED, gpu_hour_reserved_1y=reserved)
+        now = wait["options"][0]["present_value"]
+        for option in wait["options"][1:]:
+            expected = 100.0 if option["present_value"] < now else 0.0
+            assert option["cheaper_than_now_pct"] == expected
+
+
+def test_on_dear_cloud_waiting_wins_in_fewer_than_half_the_draws():
+    odds_of_waiting = [
+        o["cheaper_than_now_pct"] for o in _wait(gpu_hour_reserved_1y=2.9)["options"][1:]
+    ]
+    assert all(0 <= share < 50 for share in odds_of_waiting)
+
+
+def test_waiting_is_no_choice_when_data_may_not_leave():
+    answers = make_cost_answers(gpus=64, utilization=0.8, horizon_months=60, cloud_share=0.5)
+    assert _wait(answers=answers)["options"] == []
+
+
+@pytest.mark.django_db
+def test_the_result_page_answers_buy_now_or_wait(client, rules):
+    from django.urls import reverse
+
+    from tests.factories import make_assessment
+
+    _assessment, edit, _view = make_assessment(answers=make_answers("startup", horizon_years=5))
+    page = client.get(reverse("decider-result", args=[edit])).content.decode()
+    assert "Buy now or wait?" in page and 'id="wait-sentence"' in page
+    assert "Prices assumed to fall 10 % a year for cloud GPU-hours" in page
+    # Renting throughout is the plan here: the answer says so rather than pick a wait.
+    assert "Owning never pays for itself" in page and "Neither: renting throughout" in page
+    assert page.count('<tr><th scope="row">') >= 7  # now and six waits, among the tables
+    chinese = client.get(
+        reverse("decider-result", args=[edit]), headers={"Accept-Language": "zh-hans"}
+    )
+    assert "现在买还是再等等" in chinese.content.decode()

@@ -128,6 +128,7 @@ def answers_plan(
     figures: Mapping[str, Figure],
     excluded: Iterable[str],
     currency: str = "USD",
+    seed: int = 0,
 ) -> dict[str, Any]:
     """The staged plan of the evaluated answers (engine/stages.py), for the demand's growth
     and the fall of cloud prices the answers give (none: today's demand and prices held)."""
@@ -136,4 +137,7 @@ def answers_plan(
         figures=figures,
         future=stages.future_of(answers),
         currency=currency,
+        gpu_model=answers.get("gpu_model", "h100"),
+        ranges=odds.ranges_of(answers.get("uncertainty")),
+        seed=seed,
     )

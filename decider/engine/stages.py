@@ -31,11 +31,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
+from decider.engine import odds
 from decider.engine.costs import (
     HOURS_PER_MONTH,
     CostAnswers,
@@ -114,6 +115,73 @@ def _number(value: Any) -> bool:
     return not isinstance(value, bool) and isinstance(value, int | float) and math.isfinite(value)
 
 
+# --- prices over time, per GPU model -----------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PricePath:
+    """How a GPU model's prices move: cloud GPU-hours and servers, each a share a year."""
+
+    cloud_fall_pct: float
+    hardware_fall_pct: float
+    source: str
+    as_of: str
+    source_zh: str = ""
+
+
+_MATURE = PricePath(
+    10.0,
+    10.0,
+    "Estimate: H100 rental fell from above $8 (2023) to about $2 an hour (2025), then rose "
+    "from $1.70 to $2.35 (Oct 2025 to Mar 2026, the shipped reserved index): the steep fall of "
+    "a generation's first two years is over; 10 % a year for rental and for servers as the "
+    "next generation ships",
+    "2026-12-04",
+    "估计：H100 租用价格从 2023 年每小时 8 美元以上降至 2025 年约 2 美元，又从 1.70 美元回升至 2.35 美元"
+    "（2025 年 10 月至 2026 年 3 月，随附的预留价格指数）：一代产品头两年的急跌已经过去；租用和服务器价格"
+    "随下一代出货每年约降 10 %",
+)
+PRICE_PATHS: dict[str, PricePath] = {
+    "h100": _MATURE,
+    "h800": _MATURE,
+    "l40s": _MATURE,
+    "h200": PricePath(
+        15.0,
+        12.0,
+        "Estimate: a year younger than the H100, its rental prices still falling as B200 "
+        "capacity arrives",
+        "2026-12-04",
+        "估计：比 H100 晚一年，随着 B200 产能到位，其租用价格仍在下降",
+    ),
+    "b200": PricePath(
+        20.0,
+        15.0,
+        "Estimate: the newest generation priced here; a generation's rental price falls "
+        "fastest in its first two years (the H100's about halved a year in 2023–2025)",
+        "2026-12-04",
+        "估计：这里定价的最新一代；一代产品的租用价格在头两年下降最快（H100 在 2023–2025 年每年约减半）",
+    ),
+    "a100": PricePath(
+        5.0,
+        5.0,
+        "Estimate: two generations old, near its floor",
+        "2026-12-04",
+        "估计：已落后两代，价格接近底部",
+    ),
+    **{
+        model: PricePath(
+            5.0,
+            5.0,
+            "Estimate: export controls keep supply short in mainland China, so prices there "
+            "have not followed the global fall",
+            "2026-12-04",
+            "估计：出口管制使中国大陆供应紧张，那里的价格没有跟随全球下降",
+        )
+        for model in ("h20", "l20", "ascend_910b", "a800")
+    },
+}
+
+
 # --- the months' costs ---------------------------------------------------------------
 
 
@@ -129,6 +197,7 @@ class _World:
     committed: np.ndarray  # 1-year committed rate per GPU-hour, by month
     discount: np.ndarray
     home_share: float  # the share of the work whose data may not leave
+    hardware: np.ndarray | None = None  # the hardware price by order month, × today's
     _hires: dict[tuple[int, int], float] = field(default_factory=dict)
 
     @property
@@ -255,10 +324,12 @@ def _buy(world: _World, added: np.ndarray, first: np.ndarray, arrives: int) -> n
     ordered = max(int(round(arrives - p["lead_time_months"])), 0)
     nodes = np.ceil(np.maximum(added, 0) / world.per_node)
     storage = world.answers.dataset_tb * p["storage_capex_per_tb"]
-    hardware = nodes * (p["server_price"] + p["network_per_node"]) + np.where(first, storage, 0)
+    price = 1.0 if world.hardware is None else float(world.hardware[ordered])
+    servers = nodes * (p["server_price"] + p["network_per_node"]) * price
+    hardware = servers + np.where(first, storage * price, 0)
     hires = staff_needed(p, world.answers, owned_nodes=1, rented_nodes=0)[0]
-    paid = nodes * (p["server_price"] + p["network_per_node"]) * (1 + p["spares_share"])
-    paid = paid + np.where(first, p["setup_cost"] + storage + hires * p["hire_cost"], 0)
+    paid = servers * (1 + p["spares_share"])
+    paid = paid + np.where(first, p["setup_cost"] + storage * price + hires * p["hire_cost"], 0)
     resold = hardware * resale_share(p, (world.months - arrives) / 12) * p["residual_value"]
     value = paid * world.discount[ordered] - resold * world.discount[world.months]
     return np.where(nodes > 0, value, 0.0)
@@ -342,23 +413,16 @@ def plan_compute(
     figures: Mapping[str, Figure],
     future: Future = Future(),
     currency: str = "USD",
+    gpu_model: str = "h100",
+    ranges: Mapping[str, tuple[float, float]] | None = None,
+    seed: int = 0,
 ) -> dict[str, Any]:
-    """The cheapest staged plan, with cloud only and "commit now" beside it."""
+    """The cheapest staged plan, with cloud only and "commit now" beside it, and whether to
+    buy now or wait (`ranges` and `seed`: the odds of waiting)."""
     params = figures_values(figures)
     months = answers.horizon_months
-    demand = answers.demand
-    base, peak = future.demand(demand.base, float(demand.peak), months)
-    path = future.price_factor(months)
-    world = _World(
-        params=params,
-        answers=answers,
-        base=base,
-        peak=peak,
-        price=on_demand_rate(params) * path,
-        committed=min(params["gpu_hour_reserved_1y"], on_demand_rate(params)) * path,
-        discount=(1.0 + params["discount_rate"]) ** (-np.arange(months + 1) / 12),
-        home_share=1 - answers.cloud_share,
-    )
+    world = _world(params, answers, future)
+    base, peak = world.base, world.peak
     rate = currency_rate(params["usd_cny"], prices_in=answers.prices_in, shown_in=currency)
     staged, decisions, levels = _search(world)
     lead = params["lead_time_months"]
@@ -411,6 +475,18 @@ def plan_compute(
             "base_gpus": [round(float(v), 1) for v in base],
             "peak_gpus": [round(float(v), 1) for v in peak],
         },
+        "wait": _wait(
+            params,
+            answers,
+            future,
+            PRICE_PATHS.get(gpu_model, _MATURE),
+            level=stages[0].owned_gpus
+            if stages
+            else max(world.nodes(float(base[1])), 1) * world.per_node,
+            ranges=ranges or odds.ranges_of(None),
+            seed=seed,
+            rate=rate,
+        ),
         "future": {
             "growth_pct_per_year": future.growth_pct if not future.years else None,
             "years": [{"base_gpus": b, "peak_gpus": p} for b, p in future.years],
@@ -424,6 +500,113 @@ def _required(world: _World, decisions: list[int], stage: Stage, before: Stage |
     segment = _segments(world, decisions)[decisions.index(stage.month)]
     floor = world.nodes(world.home_share * float(world.peak[segment].max())) * world.per_node
     return (before.owned_gpus if before else 0) < floor
+
+
+def _world(
+    params: Mapping[str, float],
+    answers: CostAnswers,
+    future: Future,
+    *,
+    cloud: float = 1.0,
+    hardware_fall_pct: float = 0.0,
+    hardware: float = 1.0,
+) -> _World:
+    """The months of the horizon as the plans see them; `cloud` and `hardware` scale
+    today's prices (the odds of waiting), `hardware_fall_pct` lowers them by order month."""
+    months = answers.horizon_months
+    demand = answers.demand
+    base, peak = future.demand(demand.base, float(demand.peak), months)
+    path = future.price_factor(months) * cloud
+    t = np.arange(months + 1, dtype=float)
+    return _World(
+        params=params,
+        answers=answers,
+        base=base,
+        peak=peak,
+        price=on_demand_rate(params) * path,
+        committed=min(params["gpu_hour_reserved_1y"], on_demand_rate(params)) * path,
+        discount=(1.0 + params["discount_rate"]) ** (-t / 12),
+        home_share=1 - answers.cloud_share,
+        hardware=hardware * (1 - hardware_fall_pct / 100) ** (t / 12),
+    )
+
+
+WAITS = (0, 3, 6, 9, 12, 18, 24)  # months an order may wait
+
+
+def _wait(
+    params: Mapping[str, float],
+    answers: CostAnswers,
+    future: Future,
+    path: PricePath,
+    *,
+    level: int,
+    ranges: Mapping[str, tuple[float, float]],
+    seed: int,
+    rate: float,
+) -> dict[str, Any]:
+    """Buy now or wait: own `level` GPUs from the first month they can run, or order them
+    N months later and rent everything meanwhile, with cloud and hardware prices on the GPU
+    model's path. Each plan's present value is linear in the two price levels, so three
+    reckonings give it at every draw of them (the odds' ranges): the share of draws in which
+    waiting N months costs less than buying now."""
+    fall = future.cloud_fall_pct or path.cloud_fall_pct  # the answers' own, else the model's
+    moving = replace(future, cloud_fall_pct=fall)
+
+    def pv(wait: int, cloud: float, hardware: float) -> float | None:
+        world = _world(
+            params,
+            answers,
+            moving,
+            cloud=cloud,
+            hardware_fall_pct=path.hardware_fall_pct,
+            hardware=hardware,
+        )
+        decisions = _decisions(world)
+        if not decisions or decisions[0] + wait >= world.months:
+            return None
+        arrives = decisions[0] + wait
+        held = tuple(level if month >= arrives else 0 for month in decisions)
+        return _path_cost(world, decisions, [], held)
+
+    shown = {
+        "owned_gpus": level,
+        "cloud_fall_pct_per_year": fall,
+        "hardware_fall_pct_per_year": path.hardware_fall_pct,
+        "source": path.source,
+        "source_zh": path.source_zh,
+        "as_of": path.as_of,
+        "options": [],
+        "best_wait_months": None,
+    }
+    if answers.cloud_share < 1:  # waiting would leave the work that may not leave waiting
+        return shown
+    drawn = odds.draw(ranges, seed=seed)
+    cloud, hardware = drawn["cloud_price"], drawn["hardware_price"]
+    at: dict[int, tuple[float, np.ndarray]] = {}
+    for wait in WAITS:
+        middle = pv(wait, 1.0, 1.0)
+        dearer_cloud, dearer_hardware = pv(wait, 2.0, 1.0), pv(wait, 1.0, 2.0)
+        if middle is None or dearer_cloud is None or dearer_hardware is None:
+            continue
+        by_cloud, by_hardware = dearer_cloud - middle, dearer_hardware - middle
+        fixed = middle - by_cloud - by_hardware
+        at[wait] = (middle, fixed + by_cloud * cloud + by_hardware * hardware)
+    if 0 not in at:
+        return shown
+    now = at[0][1]
+    shown["options"] = [
+        {
+            "wait_months": wait,
+            "present_value": round(middle * rate, 2),
+            "cheaper_than_now_pct": None
+            if wait == 0
+            else round(float((draws < now).mean()) * 100, 1),
+        }
+        for wait, (middle, draws) in at.items()
+    ]
+    shown["best_wait_months"] = min(at, key=lambda wait: (at[wait][0], wait))
+    return shown
 
 
 def _saving(

@@ -81,6 +81,7 @@ class Command(BaseCommand):
                 figures=evaluation.figures,
                 excluded=data["excluded"],
                 currency=options["currency"],
+                seed=options["seed"],
             )
             if sized is not None:
                 data["sizing"] = sized
