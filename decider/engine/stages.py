@@ -10,7 +10,7 @@ The search. Owned capacity changes only at decision months (every quarter from t
 month owned hardware can run, which is the lead time, or the hiring delay when the team must
 be hired first) and never shrinks. Every level of whole nodes the base or the peak reaches is
 a candidate. Each quarter's cost for each level is summed once (power, space, maintenance,
-licences, people, and the demand above the level rented on demand at that month's price),
+licences, people, and the demand above the level rented at that month's price),
 and a dynamic programme over (decision month, level) finds the cheapest path: purchases are
 paid when ordered (the lead time earlier), and each node group's resale is credited at the
 end for its age. Present values at the cost of capital, as the cost model.
@@ -23,6 +23,10 @@ Two plans are priced beside the best one: cloud only (when the data allows it) a
 "commit now", the final base owned from the first month it can be. Rented GPUs that run
 all the time (the base above what is owned) are on 1-year terms, renewed as the base grows;
 the bursts above the base are on demand (with the spot share).
+
+Buy now or wait: the first stage's GPUs owned from the first month they can run, against
+ordered 3 to 24 months later with cloud and server prices on the GPU model's path
+(`PRICE_PATHS`), and the share of the odds' draws in which each wait costs less.
 
 Plain Python and numpy: no Django.
 """
@@ -335,11 +339,12 @@ def _buy(world: _World, added: np.ndarray, first: np.ndarray, arrives: int) -> n
     return np.where(nodes > 0, value, 0.0)
 
 
-def _search(world: _World) -> tuple[_Path, list[int], list[int]]:
+def _search(world: _World) -> tuple[_Path, list[int]]:
+    """The cheapest path over the decision months, and those months."""
     decisions = _decisions(world)
     levels = _levels(world)
     if not decisions:  # nothing can arrive within the horizon
-        return _Path(_path_cost(world, [], [], ()), ()), decisions, levels
+        return _Path(_path_cost(world, [], ()), ()), decisions
     segments = _segments(world, decisions)
     floors = [world.home_share * world.peak[s].max() for s in segments]
     # cost[j][k]: the running cost of segment j with levels[k] owned; a level that cannot
@@ -351,7 +356,7 @@ def _search(world: _World) -> tuple[_Path, list[int], list[int]]:
         when = np.broadcast_to(months, gpus.shape)
         running = (_running(world, gpus, when) * world.discount[when]).sum(axis=1)
         cost[j] = np.where(owned_levels >= floors[j] - 1e-9, running, math.inf)
-    owned = np.array(levels, dtype=float)
+    owned = owned_levels
     n = len(levels)
     added = owned[None, :] - owned[:, None]  # [held before, held after]
     first = np.broadcast_to((owned == 0)[:, None], (n, n))
@@ -367,7 +372,7 @@ def _search(world: _World) -> tuple[_Path, list[int], list[int]]:
     for j in range(len(decisions)):
         k = choice[j][k]
         path.append(levels[k])
-    return _Path(float(best[0]) + _before(world, decisions), tuple(path)), decisions, levels
+    return _Path(float(best[0]) + _before(world, decisions), tuple(path)), decisions
 
 
 def _before(world: _World, decisions: list[int]) -> float:
@@ -378,9 +383,7 @@ def _before(world: _World, decisions: list[int]) -> float:
     return float((_running(world, np.zeros(len(months)), months) * world.discount[months]).sum())
 
 
-def _path_cost(
-    world: _World, decisions: list[int], levels: list[int], path: tuple[int, ...]
-) -> float:
+def _path_cost(world: _World, decisions: list[int], path: tuple[int, ...]) -> float:
     """The present value of holding `path[j]` GPUs from decisions[j] on."""
     held = np.zeros(world.months + 1)
     total, owned = 0.0, 0
@@ -424,18 +427,16 @@ def plan_compute(
     world = _world(params, answers, future)
     base, peak = world.base, world.peak
     rate = currency_rate(params["usd_cny"], prices_in=answers.prices_in, shown_in=currency)
-    staged, decisions, levels = _search(world)
+    staged, decisions = _search(world)
     lead = params["lead_time_months"]
     stages = _stages(decisions, staged.levels, lead)
     final_base = world.nodes(float(base[1:].max())) * world.per_node
     floor = world.nodes(world.home_share * float(peak[1:].max())) * world.per_node
     committed = max(final_base, floor)
     commit_path = tuple(committed for _ in decisions)
-    commit_cost = _path_cost(world, decisions, levels, commit_path) if decisions else None
+    commit_cost = _path_cost(world, decisions, commit_path) if decisions else None
     cloud_cost = (
-        _path_cost(world, decisions, levels, tuple(0 for _ in decisions))
-        if world.home_share == 0
-        else None
+        _path_cost(world, decisions, tuple(0 for _ in decisions)) if world.home_share == 0 else None
     )
 
     def money(value: float | None) -> float | None:
@@ -458,7 +459,7 @@ def plan_compute(
                 "required_by_data": _required(world, decisions, s, stages[i - 1] if i else None),
                 "saves": None
                 if _required(world, decisions, s, stages[i - 1] if i else None)
-                else money(_saving(world, decisions, levels, staged.levels, i, stages)),
+                else money(_saving(world, decisions, staged.levels, i, stages)),
             }
             for i, s in enumerate(stages)
         ],
@@ -567,7 +568,7 @@ def _wait(
             return None
         arrives = decisions[0] + wait
         held = tuple(level if month >= arrives else 0 for month in decisions)
-        return _path_cost(world, decisions, [], held)
+        return _path_cost(world, decisions, held)
 
     shown = {
         "owned_gpus": level,
@@ -612,7 +613,6 @@ def _wait(
 def _saving(
     world: _World,
     decisions: list[int],
-    levels: list[int],
     path: tuple[int, ...],
     index: int,
     stages: list[Stage],
@@ -626,6 +626,4 @@ def _saving(
         before if stage.month <= month < until else level
         for month, level in zip(decisions, path, strict=True)
     )
-    return _path_cost(world, decisions, levels, changed) - _path_cost(
-        world, decisions, levels, path
-    )
+    return _path_cost(world, decisions, changed) - _path_cost(world, decisions, path)
