@@ -14,7 +14,6 @@ from functools import wraps
 from typing import Any
 
 from django.core.exceptions import RequestDataTooBig
-from django.db import transaction
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.urls import reverse
 from django.utils.translation import get_language, gettext
@@ -109,21 +108,21 @@ def assessments(request: HttpRequest) -> HttpResponse:
     except services.NoRuleSet as error:
         return _errors({"_": str(error)}, 503)
     try:
-        # Nothing is kept unless it scores: the row and its result are saved together.
-        with transaction.atomic():
-            assessment, edit_token, view_token, costs_usd = services.assessment_create(
-                answers=answers, name=name
-            )
-            document = services.assessment_document(
-                assessment, language=get_language() or "en", currency="USD", costs_shown=costs_usd
-            )
-            if sized is not None:
-                document["sizing"] = sized  # what the work gave (its answers are saved)
-            json.dumps(document, allow_nan=False)  # finite, or nothing is saved
+        # Nothing is kept unless it scores: the document is made from the scored draft, and
+        # the row and its result are written together only then (one INSERT, with no lock
+        # held while the odds and the plan are drawn).
+        draft, costs_usd = services.assessment_scored_draft(answers=answers, name=name)
+        document = services.assessment_document(
+            draft, language=get_language() or "en", currency="USD", costs_shown=costs_usd
+        )
+        if sized is not None:
+            document["sizing"] = sized  # what the work gave (its answers are saved)
+        json.dumps(document, allow_nan=False)  # finite, or nothing is saved
     except ValueError as error:  # the cost model's own range checks, which validation missed
         return _errors(
             {"_": gettext("these answers cannot be costed: %(error)s") % {"error": error}}
         )
+    _assessment, edit_token, view_token = services.assessment_draft_save(draft)
     document |= {
         "edit_url": request.build_absolute_uri(reverse("decider-result", args=[edit_token])),
         "view_url": request.build_absolute_uri(reverse("decider-view", args=[view_token])),

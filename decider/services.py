@@ -120,15 +120,24 @@ def assessment_evaluate(
 def assessment_create(*, answers: dict[str, Any], name: str) -> tuple[Assessment, str, str, dict]:
     """A new assessment, scored and saved in one write, and its costs in USD (the cost model
     runs once: the evaluation's costs are the saved result's)."""
+    draft, costs_usd = assessment_scored_draft(answers=answers, name=name)
+    return (*assessment_draft_save(draft), costs_usd)
+
+
+def assessment_scored_draft(*, answers: dict[str, Any], name: str) -> tuple[Assessment, dict]:
+    """A new assessment scored but not saved, and its costs in USD: whatever is computed from
+    it before the write (the API's document) holds no database lock meanwhile."""
     draft = Assessment(answers=answers, name=name)
     seed = new_odds_seed()
     ruleset, evaluation, figures = assessment_evaluate(draft, odds_seed=seed)
     _take_result(draft, ruleset, evaluation, figures, odds_seed=seed)
+    return draft, evaluation.costs
+
+
+def assessment_draft_save(draft: Assessment) -> tuple[Assessment, str, str]:
+    """The scored draft saved with its links, in one INSERT."""
     scored = {field: getattr(draft, field) for field in Assessment.SCORED_FIELDS}
-    assessment, edit_token, view_token = Assessment.create_with_links(
-        answers=answers, name=name, **scored
-    )
-    return assessment, edit_token, view_token, evaluation.costs
+    return Assessment.create_with_links(answers=draft.answers, name=draft.name, **scored)
 
 
 def assessment_score(assessment: Assessment, *, refresh: bool = False) -> None:
