@@ -18,7 +18,7 @@ from django.utils.functional import lazy
 from django.utils.translation import get_language, gettext, gettext_lazy, gettext_noop
 from django.utils.translation import gettext_lazy as _
 
-from decider.engine import markets, questionnaire, sizing
+from decider.engine import markets, odds, questionnaire, sizing
 from decider.engine.figures import ADJUSTABLE_NAMES, FIGURES, Figure
 from decider.models import NAME_MAX_LENGTH
 from decider.templatetags.decider_tags import month_text
@@ -287,8 +287,58 @@ class FiguresStepForm(StepForm):
                 f"{figure.source_in(language)} ({month_text(figure.as_of)})",
             )
 
+        self._range_fields(saved.get("uncertainty", {}))
+
+    def _range_fields(self, given: Mapping[str, Mapping[str, float]]) -> None:
+        """Low and high multipliers of each input the odds draw (engine/odds.py)."""
+        least, most = odds.RANGE_LIMITS
+        for name, spread in odds.SPREADS.items():
+            label = gettext(spread.label)
+            for side, low, high, default in (
+                ("low", least, 1.0, spread.low),
+                ("high", 1.0, most, spread.high),
+            ):
+                text = (
+                    gettext("%(input)s: lowest") if side == "low" else gettext("%(input)s: highest")
+                )
+                shown = text % {"input": label}
+                allowed = questionnaire.range_text(whole=False, low=low, high=high, unit="×")
+                self.fields[f"range_{name}_{side}"] = NumberField(
+                    label=shown,
+                    message=number_message(shown, allowed),
+                    min_value=low,
+                    max_value=high,
+                    required=False,  # left empty: the default range
+                    initial=_plain(given.get(name, {}).get(side, default)),
+                    help_text=spread.source_in(get_language() or "en") if side == "high" else "",
+                )
+
     def cost_fields(self) -> list[forms.BoundField]:
         return [self[name] for name in self.fields if name.startswith("cost_")]
+
+    def range_rows(self) -> list[tuple[str, forms.BoundField, forms.BoundField, str]]:
+        """(input, its low field, its high field, its source) per input the odds draw."""
+        return [
+            (
+                gettext(spread.label),
+                self[f"range_{name}_low"],
+                self[f"range_{name}_high"],
+                spread.source_in(get_language() or "en"),
+            )
+            for name, spread in odds.SPREADS.items()
+        ]
+
+    def ranges_changed(self) -> dict[str, dict[str, float]]:
+        """The ranges the user moved from the defaults."""
+        changed = {}
+        for name, spread in odds.SPREADS.items():
+            low = self.cleaned_data.get(f"range_{name}_low")
+            high = self.cleaned_data.get(f"range_{name}_high")
+            low = spread.low if low is None else float(low)
+            high = spread.high if high is None else float(high)
+            if (low, high) != (spread.low, spread.high):
+                changed[name] = {"low": low, "high": high}
+        return changed
 
     def cost_overrides(self) -> dict[str, float]:
         """Figures the user changed from the defaults."""
@@ -304,6 +354,7 @@ class FiguresStepForm(StepForm):
         values = super().answers()
         if not self.errors:
             values["costs"] = self.cost_overrides()
+            values["uncertainty"] = self.ranges_changed()
         return values
 
 

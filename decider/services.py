@@ -363,10 +363,11 @@ def assessment_step_save(
         if revision is not None and base is not None and revision != assessment.revision:
             stored = questionnaire.step_answers(step, assessment.answers)
             changes, conflicts = answers_merge(base=base, mine=mine, stored=stored)
-        # A cleared answer (None) is removed; so are cost figures all back at their defaults.
+        # A cleared answer (None) is removed; so are cost figures and ranges all at their defaults.
         answers = {k: v for k, v in {**assessment.answers, **changes}.items() if v is not None}
-        if not answers.get("costs"):
-            answers.pop("costs", None)
+        for optional in ("costs", "uncertainty"):  # empty: all back at their defaults
+            if not answers.get(optional):
+                answers.pop(optional, None)
         if answers == assessment.answers:
             return conflicts
         written = Assessment.objects.filter(pk=assessment.pk, revision=assessment.revision).update(

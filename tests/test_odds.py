@@ -318,3 +318,33 @@ def test_the_odds_verdict_follows_its_thresholds():
     assert odds.odds_verdict({"onprem": 0.3, "cloud": 0.3, "hybrid": 0.4}) == "hybrid_lean"
     assert odds.odds_verdict({"onprem": 0.5, "cloud": 0.5}) == "cloud_likely"  # tie: cloud first
     assert odds.odds_verdict({"hybrid": 1.0}) is None
+
+
+# --- the ranges on the budget step ----------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_the_budget_step_edits_the_ranges_the_odds_draw_from(client, rules):
+    from decider.models import Assessment
+    from tests.factories import STEP_POSTS, make_assessment
+
+    assessment, edit, _view = make_assessment(answers=make_answers("growth"))
+    step = reverse("decider-step", args=[edit, "budget"])
+    page = client.get(step).content.decode()
+    assert 'name="range_cloud_price_low" value="0.6"' in page  # the default, to be changed
+    form = {**STEP_POSTS["budget"], "finish": "1"}
+    wrong = client.post(step, {**form, "range_cloud_price_low": "1.5"}).content.decode()
+    assert "Cloud GPU-hour prices over the horizon: lowest: enter a number from 0.1 to 1" in wrong
+    assert "uncertainty" not in Assessment.objects.get(pk=assessment.pk).answers  # not saved
+    client.post(step, {**form, "range_cloud_price_low": "0.5", "range_lead_time_high": "3"})
+    saved = Assessment.objects.get(pk=assessment.pk).answers["uncertainty"]
+    assert saved == {
+        "cloud_price": {"low": 0.5, "high": 1.1},
+        "lead_time": {"low": 0.5, "high": 3.0},
+    }
+    result = client.get(reverse("decider-view-json", args=[_view])).json()["result"]["odds"]
+    assert (
+        result["ranges"]["cloud_price"]["low"] == 0.5 and result["ranges"]["lead_time"]["high"] == 3
+    )
+    client.post(step, {**form, "range_cloud_price_low": "0.6", "range_lead_time_high": "2"})
+    assert "uncertainty" not in Assessment.objects.get(pk=assessment.pk).answers  # defaults again

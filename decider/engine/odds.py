@@ -58,6 +58,9 @@ class Spread:
     as_of: str
     source_zh: str = ""
 
+    def source_in(self, language: str) -> str:
+        return (language.startswith("zh") and self.source_zh) or self.source
+
 
 SPREADS: dict[str, Spread] = {
     spread.name: spread

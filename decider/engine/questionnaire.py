@@ -802,6 +802,7 @@ def step_answers(step: Step, answers: Mapping[str, Any]) -> dict[str, Any]:
     values = {key: answers[key] for key in step.keys if key in answers}
     if step.slug == FIGURES_STEP:
         values["costs"] = answers.get("costs", {})
+        values["uncertainty"] = answers.get("uncertainty", {})
     return values
 
 
