@@ -16,6 +16,7 @@ import json
 import logging
 import secrets
 import time
+from collections.abc import Callable
 from dataclasses import asdict, replace
 from datetime import timedelta
 from typing import Any
@@ -257,28 +258,23 @@ def assessment_costs(assessment: Assessment, *, currency: str) -> dict[str, Any]
 
 
 def assessment_odds(assessment: Assessment, *, currency: str) -> dict[str, Any]:
-    """The odds of a scored assessment (engine/odds.py), drawn with the seed its result
-    keeps (computed once per scored result and currency)."""
-    seed = odds_seed_of(assessment)
-    return caching.scored(
-        caching.scored_key(assessment, "odds", currency),
-        lambda: answers_odds(
-            answers=assessment.answers,
-            figures=scored_figures(assessment),
-            excluded=assessment_excluded(assessment),
-            currency=currency,
-            seed=seed,
-        ),
-    )
+    """The odds of a scored assessment (engine/odds.py)."""
+    return _drawn(assessment, "odds", answers_odds, currency=currency)
 
 
 def assessment_plan(assessment: Assessment, *, currency: str) -> dict[str, Any]:
-    """The staged plan of a scored assessment (engine/stages.py), from the figures it was
-    scored with (computed once per scored result and currency)."""
-    assert assessment.result is not None, "score the assessment first"
+    """The staged plan of a scored assessment (engine/stages.py), buy-or-wait included."""
+    return _drawn(assessment, "plan", answers_plan, currency=currency)
+
+
+def _drawn(
+    assessment: Assessment, name: str, compute: Callable[..., dict[str, Any]], *, currency: str
+) -> dict[str, Any]:
+    """`compute` (answers_odds, answers_plan) over the answers and figures the result was
+    scored with, drawn with the seed it keeps: once per scored result and currency."""
     return caching.scored(
-        caching.scored_key(assessment, "plan", currency),
-        lambda: answers_plan(
+        caching.scored_key(assessment, name, currency),
+        lambda: compute(
             answers=assessment.answers,
             figures=scored_figures(assessment),
             excluded=assessment_excluded(assessment),

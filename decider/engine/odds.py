@@ -218,12 +218,8 @@ def odds_verdict(probability: Mapping[str, float]) -> str | None:
     return f"{leader}_{strength}"
 
 
-def rank_correlation(x: np.ndarray, y: np.ndarray) -> float:
-    """Spearman's rank correlation (0 when either does not vary)."""
-    return _correlation(_ranks(x), _ranks(y))
-
-
 def _correlation(x: np.ndarray, y: np.ndarray) -> float:
+    """Pearson's correlation (of ranks: Spearman's); 0 when either does not vary."""
     sx, sy = x.std(), y.std()
     if sx == 0 or sy == 0:
         return 0.0

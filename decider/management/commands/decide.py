@@ -69,20 +69,14 @@ class Command(BaseCommand):
             )
             data = result_localized(evaluation.result, options["lang"])
             data["costs"] = evaluation.costs
-            data["odds"] = answers_odds(
-                answers=answers,
-                figures=evaluation.figures,
-                excluded=data["excluded"],
-                currency=options["currency"],
-                seed=options["seed"],
-            )
-            data["plan"] = answers_plan(
-                answers=answers,
-                figures=evaluation.figures,
-                excluded=data["excluded"],
-                currency=options["currency"],
-                seed=options["seed"],
-            )
+            for key, compute in (("odds", answers_odds), ("plan", answers_plan)):
+                data[key] = compute(
+                    answers=answers,
+                    figures=evaluation.figures,
+                    excluded=data["excluded"],
+                    currency=options["currency"],
+                    seed=options["seed"],
+                )
             if sized is not None:
                 data["sizing"] = sized
             # Bare NaN or Infinity is not JSON; refusing it also refuses a "$nan" text total.
