@@ -373,7 +373,11 @@ def _schemas() -> dict[str, Any]:
                 "peak_gpus}, `wait` {owned_gpus, cloud_fall_pct_per_year, "
                 "hardware_fall_pct_per_year, source, as_of, options [{wait_months, "
                 "present_value, cheaper_than_now_pct}], best_wait_months}: buy now or wait, "
-                "`future`.",
+                "`generation` (null when no next generation is modelled) {model, successor, "
+                "successor_name, ships_month, speed, owned_gpus, successor_gpus, "
+                "first_successor_month, options [{own, month, gpus, present_value, "
+                "cheaper_than_current_pct}], best, worth [{year, running, cloud_equivalent}], "
+                "outlived_month}: this generation or the next, `future`.",
                 "required": ["stages", "present_value", "timeline"],
             },
         },

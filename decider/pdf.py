@@ -54,7 +54,8 @@ from decider.models import Assessment, ReportPdf
 
 PAPERS = {"a4": "A4", "letter": "Letter"}
 # Bump when the report template changes so cached PDFs are made again.
-REPORT_FORMAT = 6  # 5: executive summary on page 1, appendix, readable charts; 6: hatching as lines
+REPORT_FORMAT = 7  # 5: executive summary on page 1, appendix, readable charts; 6: hatching as
+# lines; 7: this generation or the next
 KEEP_PER_ASSESSMENT = 8
 ORIGIN = "http://decider.report"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run"]

@@ -172,6 +172,9 @@ def _scored_context(assessment: Assessment, *, currency: str) -> dict[str, Any]:
             "wait": summary.wait_summary(
                 plan["wait"], currency, cloud_only=plan["present_value"]["cloud_only"]
             ),
+            "generation": summary.generation_summary(
+                plan.get("generation"), currency, cloud_only=plan["present_value"]["cloud_only"]
+            ),
         },
         "checklist": checklist_for(recommendation, assessment.answers, migration),
         "answers_table": answers_table(assessment.answers),

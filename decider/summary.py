@@ -19,6 +19,7 @@ from decider.engine import scoring
 from decider.engine.costs import HOURS_PER_MONTH
 from decider.engine.figures import FIGURES
 from decider.engine.outcomes import COST_OPTIONS, cost_option_label, outcome_name
+from decider.engine.questionnaire import GPU_MODELS
 from decider.templatetags.decider_tags import money
 
 # Breakdown lines paid before the first job runs: the capital to ask for.
@@ -321,6 +322,114 @@ def wait_summary(
         "source": (_language().startswith("zh") and wait.get("source_zh")) or wait["source"],
     }
     return {"sentence": sentence, "assumed": assumed, "options": options}
+
+
+def generation_summary(
+    generation: Mapping[str, Any] | None, currency: str, *, cloud_only: float | None = None
+) -> dict[str, Any] | None:
+    """This generation or the next, in words and rows; None when it is no choice (no next
+    generation modelled, or data that may not leave). `cloud_only`: as for the wait."""
+    if not generation or not generation["options"]:
+        return None
+    names = dict(GPU_MODELS)
+    model = names.get(generation["model"], generation["model"])
+    successor = generation["successor_name"]["zh" if _language().startswith("zh") else "en"]
+    options = generation["options"]
+    now = options[0]
+    switches = [o for o in options if o["own"] == "successor"]
+    best = next(o for o in options if (o["own"], o["month"]) == tuple(generation["best"].values()))
+    facts = {
+        "gpus": generation["owned_gpus"],
+        "model": model,
+        "successor_gpus": generation["successor_gpus"],
+        "successor": successor,
+        "speed": f"{generation['speed']:g}",
+    }
+    if cloud_only is not None and cloud_only < best["present_value"]:
+        sentence = _(
+            "Neither: renting throughout costs less than owning %(gpus)s %(model)s GPUs now or "
+            "%(successor_gpus)s %(successor)s GPUs later (%(cloud)s against %(best)s at best)."
+        ) % {
+            **facts,
+            "cloud": money(cloud_only, currency),
+            "best": money(best["present_value"], currency),
+        }
+    elif best["own"] == "current":
+        cheapest = min(switches, key=lambda o: o["present_value"]) if switches else None
+        sentence = _(
+            "Own %(gpus)s %(model)s GPUs now: renting until %(successor)s GPUs (%(speed)s× as "
+            "fast for this work) can be owned costs %(amount)s more at best, and less in at "
+            "most %(share)s of the draws."
+        ) % {
+            **facts,
+            "amount": money(cheapest["present_value"] - now["present_value"], currency)
+            if cheapest
+            else "—",
+            "share": _pct(max((o["cheaper_than_current_pct"] for o in switches), default=0) / 100),
+        }
+    elif best["month"] == now["month"]:  # it can be owned as soon as this one
+        sentence = _(
+            "Own %(successor_gpus)s %(successor)s GPUs (%(speed)s× as fast for this work) "
+            "rather than %(gpus)s %(model)s GPUs, both from month %(month)s: %(amount)s less, "
+            "and less in %(share)s of the draws."
+        ) % {
+            **facts,
+            "month": best["month"],
+            "amount": money(now["present_value"] - best["present_value"], currency),
+            "share": _pct(best["cheaper_than_current_pct"] / 100),
+        }
+    else:
+        sentence = _(
+            "Rent until month %(month)s, then own %(successor_gpus)s %(successor)s GPUs "
+            "(%(speed)s× as fast for this work) rather than %(gpus)s %(model)s GPUs now: "
+            "%(amount)s less, and less in %(share)s of the draws."
+        ) % {
+            **facts,
+            "month": best["month"],
+            "amount": money(now["present_value"] - best["present_value"], currency),
+            "share": _pct(best["cheaper_than_current_pct"] / 100),
+        }
+    if generation["outlived_month"] is not None:
+        worth = _(
+            "Owned now, the %(model)s GPUs cost more to run (power, space, upkeep, licences, "
+            "their team) than renting the same work in the cloud from month %(month)s, on the "
+            "cheaper generation per unit of speed: plan to resell them then."
+        ) % {"model": model, "month": generation["outlived_month"]}
+    else:
+        worth = _(
+            "Owned now, the %(model)s GPUs cost less to run than renting the same work in the "
+            "cloud throughout the horizon, even once %(successor)s GPUs can be rented."
+        ) % {"model": model, "successor": successor}
+    source = (_language().startswith("zh") and generation.get("source_zh")) or generation["source"]
+    if generation["ships_month"]:
+        assumed = _("%(successor)s in volume in %(months)s months: %(source)s.") % {
+            "successor": successor,
+            "months": generation["ships_month"],
+            "source": source,
+        }
+    else:
+        assumed = _("%(successor)s can be bought now: %(source)s.") % {
+            "successor": successor,
+            "source": source,
+        }
+    rows = [
+        {
+            "what": _("%(gpus)s %(model)s GPUs") % {"gpus": o["gpus"], "model": model}
+            if o["own"] == "current"
+            else _("%(gpus)s %(model)s GPUs") % {"gpus": o["gpus"], "model": successor},
+            **o,
+        }
+        for o in options
+    ]
+    return {
+        "sentence": sentence,
+        "worth": worth,
+        "assumed": assumed,
+        "options": rows,
+        "worth_rows": generation["worth"],
+        "model": model,
+        "successor": successor,
+    }
 
 
 def _short(outcome: str) -> str:

@@ -138,6 +138,7 @@ def answers_plan(
         future=stages.future_of(answers),
         currency=currency,
         gpu_model=answers.get("gpu_model", "h100"),
+        market=markets.market_of(answers).key,
         ranges=odds.ranges_of(answers.get("uncertainty")),
         seed=seed,
     )

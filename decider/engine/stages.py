@@ -33,8 +33,9 @@ Plain Python and numpy: no Django.
 
 from __future__ import annotations
 
+import functools
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -49,6 +50,7 @@ from decider.engine.costs import (
     staff_needed,
 )
 from decider.engine.figures import Figure, figures_values
+from decider.engine.generations import Generation, next_generation
 from decider.engine.i18n import gettext
 from decider.engine.markets import currency_rate
 
@@ -181,8 +183,24 @@ PRICE_PATHS: dict[str, PricePath] = {
             "2026-12-04",
             "估计：出口管制使中国大陆供应紧张，那里的价格没有跟随全球下降",
         )
-        for model in ("h20", "l20", "ascend_910b", "a800")
+        for model in ("h20", "l20", "ascend_910b", "ascend_910c", "a800")
     },
+    # Successors (engine/generations.py) with no price set of their own.
+    "rubin": PricePath(
+        20.0,
+        15.0,
+        "Estimate: as the B200, a new generation's rental price falls fastest in its first "
+        "two years",
+        "2026-12-04",
+        "估计：与 B200 相同，新一代产品的租用价格在头两年下降最快",
+    ),
+    "rtx_pro_6000": PricePath(
+        15.0,
+        12.0,
+        "Estimate: as the H200, a generation in its second year",
+        "2026-12-04",
+        "估计：与 H200 相同，处于上市第二年的一代产品",
+    ),
 }
 
 
@@ -417,11 +435,13 @@ def plan_compute(
     future: Future = Future(),
     currency: str = "USD",
     gpu_model: str = "h100",
+    market: str = "global",
     ranges: Mapping[str, tuple[float, float]] | None = None,
     seed: int = 0,
 ) -> dict[str, Any]:
-    """The cheapest staged plan, with cloud only and "commit now" beside it, and whether to
-    buy now or wait (`ranges` and `seed`: the odds of waiting)."""
+    """The cheapest staged plan, with cloud only and "commit now" beside it, whether to
+    buy now or wait, and whether to own this generation or the next (`ranges` and `seed`:
+    the odds of waiting and of the next generation)."""
     params = figures_values(figures)
     months = answers.horizon_months
     world = _world(params, answers, future)
@@ -445,6 +465,12 @@ def plan_compute(
     owned = np.zeros(months + 1)
     for stage in stages:
         owned[stage.month + 1 :] = stage.owned_gpus
+    # Buy now or wait, and this generation or the next: for the first stage's GPUs (a node
+    # of the first month's base when the plan owns none).
+    level = stages[0].owned_gpus if stages else max(world.nodes(float(base[1])), 1) * world.per_node
+    path = PRICE_PATHS.get(gpu_model, _MATURE)
+    generation = next_generation(market, gpu_model)
+    ranges = ranges or odds.ranges_of(None)
     return {
         "currency": currency,
         "stages": [
@@ -477,14 +503,20 @@ def plan_compute(
             "peak_gpus": [round(float(v), 1) for v in peak],
         },
         "wait": _wait(
+            params, answers, future, path, level=level, ranges=ranges, seed=seed, rate=rate
+        ),
+        "generation": None
+        if generation is None
+        else _generation(
             params,
             answers,
             future,
-            PRICE_PATHS.get(gpu_model, _MATURE),
-            level=stages[0].owned_gpus
-            if stages
-            else max(world.nodes(float(base[1])), 1) * world.per_node,
-            ranges=ranges or odds.ranges_of(None),
+            path,
+            generation,
+            model=gpu_model,
+            level=level,
+            workload=answers.workload,
+            ranges=ranges,
             seed=seed,
             rate=rate,
         ),
@@ -554,8 +586,9 @@ def _wait(
     fall = future.cloud_fall_pct or path.cloud_fall_pct  # the answers' own, else the model's
     moving = replace(future, cloud_fall_pct=fall)
 
-    def pv(wait: int, cloud: float, hardware: float) -> float | None:
-        world = _world(
+    @functools.cache  # three price levels, each asked for by every wait
+    def world_at(cloud: float, hardware: float) -> _World:
+        return _world(
             params,
             answers,
             moving,
@@ -563,6 +596,9 @@ def _wait(
             hardware_fall_pct=path.hardware_fall_pct,
             hardware=hardware,
         )
+
+    def pv(wait: int, cloud: float, hardware: float) -> float | None:
+        world = world_at(cloud, hardware)
         decisions = _decisions(world)
         if not decisions or decisions[0] + wait >= world.months:
             return None
@@ -583,16 +619,10 @@ def _wait(
     if answers.cloud_share < 1:  # waiting would leave the work that may not leave waiting
         return shown
     drawn = odds.draw(ranges, seed=seed)
-    cloud, hardware = drawn["cloud_price"], drawn["hardware_price"]
     at: dict[int, tuple[float, np.ndarray]] = {}
     for wait in WAITS:
-        middle = pv(wait, 1.0, 1.0)
-        dearer_cloud, dearer_hardware = pv(wait, 2.0, 1.0), pv(wait, 1.0, 2.0)
-        if middle is None or dearer_cloud is None or dearer_hardware is None:
-            continue
-        by_cloud, by_hardware = dearer_cloud - middle, dearer_hardware - middle
-        fixed = middle - by_cloud - by_hardware
-        at[wait] = (middle, fixed + by_cloud * cloud + by_hardware * hardware)
+        if (priced := _priced(functools.partial(pv, wait), drawn)) is not None:
+            at[wait] = priced
     if 0 not in at:
         return shown
     now = at[0][1]
@@ -608,6 +638,245 @@ def _wait(
     ]
     shown["best_wait_months"] = min(at, key=lambda wait: (at[wait][0], wait))
     return shown
+
+
+def _priced(
+    pv: Callable[[float, float], float | None], drawn: Mapping[str, np.ndarray]
+) -> tuple[float, np.ndarray] | None:
+    """A plan's present value on today's prices and at each of the odds' draws of the cloud
+    and hardware price levels. It is linear in both levels (every line is cloud-priced,
+    hardware-priced or neither), so three reckonings give it at every draw. None: the plan
+    does not fit the horizon."""
+    middle, dearer_cloud, dearer_hardware = pv(1.0, 1.0), pv(2.0, 1.0), pv(1.0, 2.0)
+    if middle is None or dearer_cloud is None or dearer_hardware is None:
+        return None
+    by_cloud, by_hardware = dearer_cloud - middle, dearer_hardware - middle
+    fixed = middle - by_cloud - by_hardware
+    return middle, fixed + by_cloud * drawn["cloud_price"] + by_hardware * drawn["hardware_price"]
+
+
+# --- this generation or the next -------------------------------------------------------
+
+SWITCH_WAITS = (0, 3, 6, 9, 12, 18, 24)  # months after the next generation can first run
+_CLOUD_RATES = (
+    "gpu_hour_on_demand",
+    "gpu_hour_spot",
+    "gpu_hour_reserved_1y",
+    "gpu_hour_reserved_3y",
+)
+
+
+def _successor_world(
+    world: _World,
+    generation: Generation,
+    path: PricePath,
+    *,
+    speed: float,
+    cloud_fall_pct: float,
+    cloud: float,
+    hardware: float,
+) -> _World:
+    """The months as the next generation sees them: its prices (the model's figures times
+    the generation's ratios, falling on its own path from the month it ships, `cloud` and
+    `hardware` scaling them as in `_world`), and the demand counted in its GPUs."""
+    p = world.params
+    params = {
+        **p,
+        "server_price": p["server_price"] * generation.server_price,
+        "network_per_node": p["network_per_node"] * generation.network_price,
+        "node_kw": p["node_kw"] * generation.node_kw,
+        **{name: p[name] * generation.cloud_price for name in _CLOUD_RATES},
+    }
+    t = np.arange(world.months + 1, dtype=float)
+    since = np.maximum(t - generation.ships_month, 0) / 12
+    falls = cloud * (1 - cloud_fall_pct / 100) ** since
+    return replace(
+        world,
+        params=params,
+        base=world.base / speed,
+        peak=world.peak / speed,
+        price=on_demand_rate(params) * falls,
+        committed=min(params["gpu_hour_reserved_1y"], on_demand_rate(params)) * falls,
+        hardware=hardware * (1 - path.hardware_fall_pct / 100) ** since,
+        _hires={},
+    )
+
+
+def _switch_cost(world: _World, successor: _World, gpus: int, month: int) -> float:
+    """Present value of renting everything on this generation until `month`, then owning
+    `gpus` of the next one from it (ordered a lead time earlier, resold at the end)."""
+    before = np.arange(1, month + 1)
+    after = np.arange(month + 1, world.months + 1)
+    renting = _running(world, np.zeros(len(before)), before) * world.discount[before]
+    owning = _running(successor, np.full(len(after), float(gpus)), after)
+    bought = float(_buy(successor, np.array(gpus), np.array(True), month))
+    return float(renting.sum()) + bought + float((owning * successor.discount[after]).sum())
+
+
+def _generation(
+    params: Mapping[str, float],
+    answers: CostAnswers,
+    future: Future,
+    path: PricePath,
+    generation: Generation,
+    *,
+    model: str,
+    level: int,
+    workload: str,
+    ranges: Mapping[str, tuple[float, float]],
+    seed: int,
+    rate: float,
+) -> dict[str, Any]:
+    """This generation or the next: own `level` GPUs of this model from the first month
+    they can run, or rent until the next generation can run and own its speed-equivalent
+    from then (or some months later), with the odds of each against owning now. And what
+    the GPUs owned now are worth year by year: their running cost against renting the same
+    work on the cheaper of the two generations in the cloud."""
+    speed = generation.speed(workload)
+    successor_path = PRICE_PATHS.get(generation.successor, _MATURE)
+    cloud_fall = future.cloud_fall_pct or path.cloud_fall_pct
+    successor_fall = future.cloud_fall_pct or successor_path.cloud_fall_pct
+    moving = replace(future, cloud_fall_pct=cloud_fall)
+
+    @functools.cache  # three price levels, each asked for by every option
+    def worlds(cloud: float, hardware: float) -> tuple[_World, _World]:
+        world = _world(
+            params,
+            answers,
+            moving,
+            cloud=cloud,
+            hardware_fall_pct=path.hardware_fall_pct,
+            hardware=hardware,
+        )
+        successor = _successor_world(
+            world,
+            generation,
+            successor_path,
+            speed=speed,
+            cloud_fall_pct=successor_fall,
+            cloud=cloud,
+            hardware=hardware,
+        )
+        return world, successor
+
+    world, successor = worlds(1.0, 1.0)
+    decisions = _decisions(world)
+    successor_gpus = max(successor.nodes(level / speed), 1) * successor.per_node
+    lead = params["lead_time_months"]
+    earliest = max(decisions[0], math.ceil(generation.ships_month + lead)) if decisions else None
+    shown: dict[str, Any] = {
+        "model": model,
+        "successor": generation.successor,
+        "successor_name": generation.label.as_dict(),
+        "ships_month": generation.ships_month,
+        "speed": round(speed, 2),
+        "owned_gpus": level,
+        "successor_gpus": successor_gpus,
+        "first_successor_month": earliest,
+        "source": generation.source,
+        "source_zh": generation.source_zh,
+        "as_of": generation.as_of,
+        "options": [],
+        "best": None,
+        "worth": [],
+        "outlived_month": None,
+    }
+    if answers.cloud_share < 1 or earliest is None:  # renting meanwhile is no choice
+        return shown
+
+    def own_now(cloud: float, hardware: float) -> float:
+        held = tuple(level for _ in decisions)
+        return _path_cost(worlds(cloud, hardware)[0], decisions, held)
+
+    def switch(month: int) -> Callable[[float, float], float | None]:
+        def pv(cloud: float, hardware: float) -> float | None:
+            if month >= world.months:
+                return None
+            return _switch_cost(*worlds(cloud, hardware), successor_gpus, month)
+
+        return pv
+
+    drawn = odds.draw(ranges, seed=seed)
+    now = _priced(own_now, drawn)
+    assert now is not None  # decisions exist, so owning now fits the horizon
+    options: list[dict[str, Any]] = [
+        {"own": "current", "month": decisions[0], "gpus": level, "middle": now[0]}
+    ]
+    for wait in SWITCH_WAITS:
+        if (priced := _priced(switch(earliest + wait), drawn)) is not None:
+            middle, draws = priced
+            options.append(
+                {
+                    "own": "successor",
+                    "month": earliest + wait,
+                    "gpus": successor_gpus,
+                    "middle": middle,
+                    "cheaper_pct": round(float((draws < now[1]).mean()) * 100, 1),
+                }
+            )
+    best = min(options, key=lambda o: (o["middle"], o["month"]))
+    shown["options"] = [
+        {
+            "own": o["own"],
+            "month": o["month"],
+            "gpus": o["gpus"],
+            "present_value": round(o["middle"] * rate, 2),
+            "cheaper_than_current_pct": o.get("cheaper_pct"),
+        }
+        for o in options
+    ]
+    shown["best"] = {"own": best["own"], "month": best["month"]}
+    shown["worth"], shown["outlived_month"] = _worth(
+        world, successor, level, decisions[0], generation.ships_month, speed, rate
+    )
+    return shown
+
+
+def _worth(
+    world: _World,
+    successor: _World,
+    gpus: int,
+    start: int,
+    ships: int,
+    speed: float,
+    rate: float,
+) -> tuple[list[dict[str, Any]], int | None]:
+    """What `gpus` owned from `start` are worth, by year: the cost of running them (power,
+    space, upkeep, licences, their team; the purchase is sunk) against renting the work
+    they do in the cloud on the cheaper generation per unit of speed. And the first month
+    renting that work costs less than running them, when it comes: the month to resell."""
+    months = np.arange(start + 1, world.months + 1)
+    if not len(months):
+        return [], None
+    held = np.full(len(months), float(gpus))
+    kept = replace(
+        world, base=np.minimum(world.base, gpus), peak=np.minimum(world.peak, gpus), _hires={}
+    )
+    running = _running(kept, held, months)
+    q = world.answers.demand.peak_share
+    steady = kept.base[months]
+    bursts = q * (kept.peak[months] - steady)
+    newer = months > ships  # the months after it ships
+    committed = np.where(
+        newer,
+        np.minimum(world.committed[months], successor.committed[months] / speed),
+        world.committed[months],
+    )
+    on_demand = np.where(
+        newer, np.minimum(world.price[months], successor.price[months] / speed), world.price[months]
+    )
+    renting = (steady * committed + bursts * on_demand) * HOURS_PER_MONTH
+    years = np.ceil(months / 12).astype(int)
+    worth = [
+        {
+            "year": int(year),
+            "running": round(float(running[years == year].sum()) * rate, 2),
+            "cloud_equivalent": round(float(renting[years == year].sum()) * rate, 2),
+        }
+        for year in np.unique(years)
+    ]
+    cheaper = np.flatnonzero(renting < running)
+    return worth, (int(months[cheaper[0]]) if len(cheaper) else None)
 
 
 def _saving(
