@@ -377,7 +377,9 @@ def _schemas() -> dict[str, Any]:
                 "successor_name, ships_month, speed, owned_gpus, successor_gpus, "
                 "first_successor_month, options [{own, month, gpus, present_value, "
                 "cheaper_than_current_pct}], best, worth [{year, running, cloud_equivalent}], "
-                "outlived_month}: this generation or the next, `future`.",
+                "outlived_month}: this generation or the next, `odds` {draws, growth, "
+                "present_value {plan: {p10, p50, p90}}, staged_cheaper_pct}: how sure the "
+                "plan is, `future`.",
                 "required": ["stages", "present_value", "timeline"],
             },
         },

@@ -172,6 +172,7 @@ def _scored_context(assessment: Assessment, *, currency: str) -> dict[str, Any]:
             "wait": summary.wait_summary(
                 plan["wait"], currency, cloud_only=plan["present_value"]["cloud_only"]
             ),
+            "odds": summary.plan_odds_sentence(plan.get("odds"), currency),
             "generation": summary.generation_summary(
                 plan.get("generation"), currency, cloud_only=plan["present_value"]["cloud_only"]
             ),

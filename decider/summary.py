@@ -324,6 +324,42 @@ def wait_summary(
     return {"sentence": sentence, "assumed": assumed, "options": options}
 
 
+def plan_odds_sentence(found: Mapping[str, Any] | None, currency: str) -> str | None:
+    """How sure the plan in stages is, in one sentence; None when nothing can be owned."""
+    if not found:
+        return None
+    shares = found["staged_cheaper_pct"]
+    against = []
+    if shares.get("cloud_only") is not None:
+        against.append(
+            _("than cloud only in %(share)s") % {"share": _pct(shares["cloud_only"] / 100)}
+        )
+    if shares.get("commit_now") is not None:
+        against.append(
+            _("than owning the final base now in %(share)s")
+            % {"share": _pct(shares["commit_now"] / 100)}
+        )
+    pv = found["present_value"]["staged"]
+    spread = _(
+        "its present value lies between %(p10)s and %(p90)s in 8 draws of 10 (median %(p50)s)."
+    ) % {key: money(pv[key], currency) for key in ("p10", "p50", "p90")}
+    drawn = _(
+        "Over %(draws)s draws of demand growth (%(low)s to %(high)s times the growth given) and "
+        "of cloud and hardware prices"
+    ) % {
+        "draws": f"{found['draws']:,}",
+        "low": f"{found['growth']['low']:g}",
+        "high": f"{found['growth']['high']:g}",
+    }
+    if not against:
+        return _("%(drawn)s, %(spread)s") % {"drawn": drawn, "spread": spread}
+    return _("%(drawn)s, the plan costs less %(against)s of them; %(spread)s") % {
+        "drawn": drawn,
+        "against": _(" and less ").join(against),
+        "spread": spread,
+    }
+
+
 def generation_summary(
     generation: Mapping[str, Any] | None, currency: str, *, cloud_only: float | None = None
 ) -> dict[str, Any] | None:

@@ -133,14 +133,25 @@ def test_the_gpus_owned_now_are_worth_their_speed_equivalent_in_the_cloud(monkey
             assert f["cloud_equivalent"] < s["cloud_equivalent"]
 
 
-def test_owning_this_generation_now_is_the_same_plan_the_wait_prices_now():
+def test_cheaper_rentals_of_the_next_generation_do_not_decide_which_one_to_own(monkeypatch):
+    # Both options rent above what they own on the cheaper generation per unit of work:
+    # with the same hardware owned, they cost the same however cheap the new rentals are.
+    for cloud_price in (0.5, 2.0):
+        found = _next(monkeypatch, replace(TWIN, cloud_price=cloud_price), ranges=FIXED)
+        now, first = found["options"][0], _switches(found)[0]
+        assert first["present_value"] == pytest.approx(now["present_value"], rel=1e-9)
+
+
+def test_owning_this_generation_now_rents_above_it_on_the_cheaper_one():
     plan = plan_compute(
         answers=make_cost_answers(gpus=64, utilization=0.8, horizon_months=60, team_fte=1.0),
         figures=shipped_figures("h100"),
         seed=3,
     )
     now = plan["generation"]["options"][0]
-    assert now["present_value"] == plan["wait"]["options"][0]["present_value"]
+    # The B200 ships now, and rents for less per unit of work than the H100: owning H100s
+    # now costs less than the wait's "now", which rents H100s above them.
+    assert now["present_value"] < plan["wait"]["options"][0]["present_value"]
     assert plan["generation"]["successor"] == "b200"
 
 

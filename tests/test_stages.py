@@ -163,18 +163,19 @@ def test_decide_and_the_api_carry_the_plan_for_the_growth_given(client, rules, t
         "growth_years": [{"base_gpus": b, "peak_gpus": p} for b, p in YEARS],
         "cloud_price_fall_pct": 10,
     }
-    code, out, err = run_decide(tmp_path, capsys, answers, "--format", "json")
-    assert code == 0, err
-    plan = json.loads(out)["plan"]
-    assert plan["future"]["cloud_fall_pct_per_year"] == 10
-    assert plan["timeline"]["peak_gpus"][-1] == 256
-    assert set(plan["present_value"]) == {"staged", "commit_now", "cloud_only"}
     created = client.post(
         reverse("decider-api-assessments"),
         data=json.dumps({"answers": answers}),
         content_type="application/json",
     ).json()
     assert created["answers"]["growth_years"] == answers["growth_years"]  # saved with them
+    seed = str(created["result"]["odds"]["seed"])  # the saved result's draws
+    code, out, err = run_decide(tmp_path, capsys, answers, "--format", "json", "--seed", seed)
+    assert code == 0, err
+    plan = json.loads(out)["plan"]
+    assert plan["future"]["cloud_fall_pct_per_year"] == 10
+    assert plan["timeline"]["peak_gpus"][-1] == 256
+    assert set(plan["present_value"]) == {"staged", "commit_now", "cloud_only"}
     assert created["result"]["plan"] == plan
 
 
@@ -194,6 +195,8 @@ def test_the_result_page_shows_the_stages_their_reasons_and_the_timeline(client,
     assert "Cloud only until month 12." in page
     assert "Month 12 (ordered in month 9): own 32 GPUs." in page
     assert "without this stage the plan would cost" in page
+    # How sure: the plan against cloud only over the draws of growth and prices.
+    assert 'id="plan-odds"' in page and "the plan costs less than cloud only in" in page
     report = client.get(reverse("decider-edit-report", args=[edit])).content.decode()
     assert "Month 24 (ordered in month 21): own 80 GPUs." in report  # on paper too
     chinese = client.get(
@@ -294,3 +297,57 @@ def test_the_result_page_answers_buy_now_or_wait(client, rules):
         reverse("decider-result", args=[edit]), headers={"Accept-Language": "zh-hans"}
     )
     assert "现在买还是再等等" in chinese.content.decode()
+
+
+# --- how sure the plan is ----------------------------------------------------------------
+
+
+def test_with_nothing_uncertain_the_plans_odds_are_its_present_values():
+    plan = _plan(ranges={**FIXED, "growth": (1.0, 1.0)})
+    found = plan["odds"]
+    for name in ("staged", "commit_now", "cloud_only"):
+        drawn = found["present_value"][name]
+        assert drawn["p10"] == drawn["p50"] == drawn["p90"]
+        assert drawn["p50"] == pytest.approx(plan["present_value"][name], abs=0.02)
+    pv = plan["present_value"]
+    for name in ("commit_now", "cloud_only"):
+        assert found["staged_cheaper_pct"][name] == (100.0 if pv["staged"] < pv[name] else 0.0)
+
+
+def test_uncertain_growth_spreads_the_plans_cost_around_its_median_growth():
+    plan = _plan(ranges={**FIXED, "growth": (0.5, 1.5)})
+    staged = plan["odds"]["present_value"]["staged"]
+    # More demand costs more: the draws fan out on both sides of the growth given, and the
+    # median draw (a symmetric range: growth as given) costs what the plan costs.
+    assert staged["p10"] < staged["p50"] < staged["p90"]
+    assert staged["p50"] == pytest.approx(plan["present_value"]["staged"], rel=0.005)
+    assert plan["odds"]["growth"] == {"low": 0.5, "high": 1.5}
+
+
+def test_growth_is_drawn_only_where_demand_grows():
+    flat = _plan(Future(), ranges={**FIXED, "growth": (0.5, 1.5)})["odds"]["present_value"]
+    assert flat["staged"]["p10"] == flat["staged"]["p90"]
+
+
+@pytest.mark.parametrize(("scale", "end"), [(0.0, 12.0), (0.5, 106.0), (2.0, 388.0)])
+def test_a_growth_scale_scales_the_change_from_todays_demand(scale, end):
+    bases, peaks = Future(years=YEARS, growth_scale=scale).demand(12, 16, 60)
+    assert bases[-1] == pytest.approx(end)
+    assert all(b <= p for b, p in zip(bases, peaks, strict=True))
+
+
+def test_the_answers_set_the_growth_range_the_plan_draws_from():
+    from decider.engine.evaluation import answers_plan
+
+    def spread(uncertainty):
+        raw = {**make_answers("startup", horizon_years=5), "growth_pct": 80}
+        answers, errors = answers_validate({**raw, "uncertainty": uncertainty})
+        assert not errors
+        found = answers_plan(answers=answers, figures=shipped_figures(), excluded=[], seed=1)
+        staged = found["odds"]["present_value"]["staged"]
+        return found["odds"]["growth"], staged["p90"] - staged["p10"]
+
+    narrow, narrow_spread = spread({"growth": {"low": 0.9, "high": 1.1}})
+    wide, wide_spread = spread({"growth": {"low": 0.3, "high": 2.0}})
+    assert narrow == {"low": 0.9, "high": 1.1} and wide == {"low": 0.3, "high": 2.0}
+    assert narrow_spread < wide_spread

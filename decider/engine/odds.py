@@ -10,7 +10,9 @@ high multiplier of today's figure (mode 1: the figure itself), 10,000 times over
 - hardware_price: servers, network and storage bought, with their spares, maintenance and
   resale (a share of the price);
 - lead_time: the months until owned hardware runs work, rented meanwhile;
-- resale: what the hardware fetches at the end.
+- resale: what the hardware fetches at the end;
+- growth: the demand's growth over the horizon, which only the plan in stages reads
+  (engine/stages.py: how sure the plan is).
 
 Each option keeps the plan the cost model chose for it (the hybrid's owned base, the
 committed block): the plan is decided now, the world is drawn afterwards.
@@ -119,8 +121,22 @@ SPREADS: dict[str, Spread] = {
             "2026-12-04",
             "估计：新一代产品发布时二手GPU价格下跌（H100 推出后的 A100），供应紧张时则保持",
         ),
+        # Drawn last, so that adding it left the draws of the others as they were.
+        Spread(
+            "growth",
+            gettext_noop("Demand growth (the plan in stages)"),
+            0.5,
+            1.5,
+            "Estimate: the growth in GPU demand a plan gives is its least certain input; "
+            "half to one and a half times it. Only the plan in stages reads it (the cost "
+            "model prices today's demand)",
+            "2026-12-04",
+            "估计：规划给出的GPU需求增长是最不确定的输入；取其一半到一倍半。只有分阶段方案读取它"
+            "（成本模型按当前需求计价）",
+        ),
     )
 }
+PLAN_ONLY = frozenset({"growth"})  # drawn for the plan in stages, not the cost model
 
 # Which cost lines each price multiplier scales (engine/costs.py names the lines).
 CLOUD_PRICED = frozenset({"gpu", "gpu_committed", "bridge"})
@@ -434,6 +450,6 @@ def _drivers(
     found = [
         {"name": name, "rank_correlation": round(_correlation(_ranks(drawn[name]), lead), 3)}
         for name in SPREADS
-        if ranges[name][0] < ranges[name][1]
+        if ranges[name][0] < ranges[name][1] and name not in PLAN_ONLY
     ]
     return sorted(found, key=lambda row: -abs(row["rank_correlation"]))

@@ -69,6 +69,7 @@ class Future:
     growth_pct: float = 0.0  # a year, compounded monthly (ignored when `years` is given)
     years: tuple[tuple[float, float], ...] = ()  # (base, peak) GPUs for year 1, 2, ...
     cloud_fall_pct: float = 0.0  # a year: cloud GPU-hour prices this much lower each year
+    growth_scale: float = 1.0  # the change from month 0's demand, × this (the odds draw it)
 
     def demand(self, base: float, peak: float, months: int) -> tuple[np.ndarray, np.ndarray]:
         """(base, peak) GPUs in each month 1..months (index 0 is month 0, before any work)."""
@@ -77,9 +78,14 @@ class Future:
             year = np.clip(np.ceil(t / 12).astype(int) - 1, 0, len(self.years) - 1)
             bases = np.array([b for b, _p in self.years])[year]
             peaks = np.array([p for _b, p in self.years])[year]
+        else:
+            factor = (1 + self.growth_pct / 100) ** (t / 12)
+            bases, peaks = base * factor, peak * factor
+        if self.growth_scale == 1.0:
             return bases, peaks
-        factor = (1 + self.growth_pct / 100) ** (t / 12)
-        return base * factor, peak * factor
+        peaks = np.maximum(peaks[0] + (peaks - peaks[0]) * self.growth_scale, 0.0)
+        bases = np.clip(bases[0] + (bases - bases[0]) * self.growth_scale, 0.0, peaks)
+        return bases, peaks
 
     def price_factor(self, months: int) -> np.ndarray:
         t = np.arange(months + 1, dtype=float)
@@ -470,7 +476,8 @@ def plan_compute(
     level = stages[0].owned_gpus if stages else max(world.nodes(float(base[1])), 1) * world.per_node
     path = PRICE_PATHS.get(gpu_model, _MATURE)
     generation = next_generation(market, gpu_model)
-    ranges = ranges or odds.ranges_of(None)
+    ranges = {**odds.ranges_of(None), **(ranges or {})}  # an input not given: its default
+    drawn = odds.draw(ranges, seed=seed)
     return {
         "currency": currency,
         "stages": [
@@ -502,9 +509,7 @@ def plan_compute(
             "base_gpus": [round(float(v), 1) for v in base],
             "peak_gpus": [round(float(v), 1) for v in peak],
         },
-        "wait": _wait(
-            params, answers, future, path, level=level, ranges=ranges, seed=seed, rate=rate
-        ),
+        "wait": _wait(params, answers, future, path, level=level, drawn=drawn, rate=rate),
         "generation": None
         if generation is None
         else _generation(
@@ -516,8 +521,23 @@ def plan_compute(
             model=gpu_model,
             level=level,
             workload=answers.workload,
+            drawn=drawn,
+            rate=rate,
+        ),
+        "odds": None
+        if not decisions
+        else _plan_odds(
+            params,
+            answers,
+            future,
+            decisions,
+            {
+                "staged": staged.levels,
+                "commit_now": commit_path,
+                **({"cloud_only": tuple(0 for _ in decisions)} if cloud_cost is not None else {}),
+            },
             ranges=ranges,
-            seed=seed,
+            drawn=drawn,
             rate=rate,
         ),
         "future": {
@@ -574,8 +594,7 @@ def _wait(
     path: PricePath,
     *,
     level: int,
-    ranges: Mapping[str, tuple[float, float]],
-    seed: int,
+    drawn: Mapping[str, np.ndarray],
     rate: float,
 ) -> dict[str, Any]:
     """Buy now or wait: own `level` GPUs from the first month they can run, or order them
@@ -618,7 +637,6 @@ def _wait(
     }
     if answers.cloud_share < 1:  # waiting would leave the work that may not leave waiting
         return shown
-    drawn = odds.draw(ranges, seed=seed)
     at: dict[int, tuple[float, np.ndarray]] = {}
     for wait in WAITS:
         if (priced := _priced(functools.partial(pv, wait), drawn)) is not None:
@@ -647,12 +665,93 @@ def _priced(
     and hardware price levels. It is linear in both levels (every line is cloud-priced,
     hardware-priced or neither), so three reckonings give it at every draw. None: the plan
     does not fit the horizon."""
+    if (linear := _linear(pv)) is None:
+        return None
+    fixed, by_cloud, by_hardware = linear
+    middle = fixed + by_cloud + by_hardware
+    return middle, fixed + by_cloud * drawn["cloud_price"] + by_hardware * drawn["hardware_price"]
+
+
+def _linear(pv: Callable[[float, float], float | None]) -> tuple[float, float, float] | None:
+    """(fixed, per unit of cloud price level, per unit of hardware price level) of `pv`."""
     middle, dearer_cloud, dearer_hardware = pv(1.0, 1.0), pv(2.0, 1.0), pv(1.0, 2.0)
     if middle is None or dearer_cloud is None or dearer_hardware is None:
         return None
     by_cloud, by_hardware = dearer_cloud - middle, dearer_hardware - middle
-    fixed = middle - by_cloud - by_hardware
-    return middle, fixed + by_cloud * drawn["cloud_price"] + by_hardware * drawn["hardware_price"]
+    return middle - by_cloud - by_hardware, by_cloud, by_hardware
+
+
+# --- how sure the plan is --------------------------------------------------------------
+
+GROWTH_POINTS = 5  # demand growth levels the plans are priced at; draws between them
+
+
+def _plan_odds(
+    params: Mapping[str, float],
+    answers: CostAnswers,
+    future: Future,
+    decisions: list[int],
+    paths: Mapping[str, tuple[int, ...]],
+    *,
+    ranges: Mapping[str, tuple[float, float]],
+    drawn: Mapping[str, np.ndarray],
+    rate: float,
+) -> dict[str, Any]:
+    """How sure the plan is: its present value and those of the plans beside it at each of
+    the odds' draws of demand growth and cloud and hardware prices, each plan held as it
+    was chosen (the stages are decided now, the world is drawn afterwards).
+
+    Linear in the two price levels (three reckonings), not in growth: every plan is priced
+    at GROWTH_POINTS growth levels across the range, and each draw is read between its two
+    neighbours. With the growth range at 1, the draws are exact."""
+    low, high = ranges["growth"]
+    scales = np.linspace(low, high, GROWTH_POINTS) if low < high else np.array([1.0])
+
+    @functools.cache  # each (growth, price levels) world serves every plan
+    def world_at(scale: float, cloud: float, hardware: float) -> _World:
+        grown = replace(future, growth_scale=scale)
+        return _world(params, answers, grown, cloud=cloud, hardware=hardware)
+
+    def priced(scale: float, levels: tuple[int, ...]) -> Callable[[float, float], float]:
+        def pv(cloud: float, hardware: float) -> float:
+            return _path_cost(world_at(scale, cloud, hardware), decisions, levels)
+
+        return pv
+
+    amounts = {}
+    for name, levels in paths.items():
+        coefficients = np.array([_linear(priced(float(scale), levels)) for scale in scales])
+        growth = drawn["growth"]
+        fixed, by_cloud, by_hardware = (
+            np.interp(growth, scales, coefficients[:, k]) for k in range(3)
+        )
+        amounts[name] = (
+            fixed + by_cloud * drawn["cloud_price"] + by_hardware * drawn["hardware_price"]
+        )
+    staged = amounts["staged"]
+    return {
+        "draws": len(staged),
+        "growth": {"low": low, "high": high},
+        "present_value": {
+            name: dict(
+                zip(
+                    ("p10", "p50", "p90"),
+                    (round(float(v) * rate, 2) for v in np.percentile(values, odds.PERCENTILES)),
+                    strict=True,
+                )
+            )
+            for name, values in amounts.items()
+        },
+        # The share of draws in which the plan costs less than each plan beside it (None:
+        # the same plan).
+        "staged_cheaper_pct": {
+            name: None
+            if paths[name] == paths["staged"]
+            else round(float((staged < values).mean()) * 100, 1)
+            for name, values in amounts.items()
+            if name != "staged"
+        },
+    }
 
 
 # --- this generation or the next -------------------------------------------------------
@@ -702,6 +801,26 @@ def _successor_world(
     )
 
 
+def _renting_the_cheaper(
+    world: _World, successor: _World, ships: int, speed: float
+) -> tuple[_World, _World]:
+    """Both worlds renting what they rent on the cheaper generation per unit of work, once
+    the next one ships: which generation is owned then decides the comparison, not which
+    one is rented above it."""
+    months = np.arange(world.months + 1)
+    newer = months > ships  # the months after it ships
+
+    def cheaper(this: np.ndarray, next_one: np.ndarray) -> np.ndarray:
+        return np.where(newer, np.minimum(this, next_one / speed), this)
+
+    price = cheaper(world.price, successor.price)
+    committed = cheaper(world.committed, successor.committed)
+    return (
+        replace(world, price=price, committed=committed),
+        replace(successor, price=price * speed, committed=committed * speed),
+    )
+
+
 def _switch_cost(world: _World, successor: _World, gpus: int, month: int) -> float:
     """Present value of renting everything on this generation until `month`, then owning
     `gpus` of the next one from it (ordered a lead time earlier, resold at the end)."""
@@ -723,8 +842,7 @@ def _generation(
     model: str,
     level: int,
     workload: str,
-    ranges: Mapping[str, tuple[float, float]],
-    seed: int,
+    drawn: Mapping[str, np.ndarray],
     rate: float,
 ) -> dict[str, Any]:
     """This generation or the next: own `level` GPUs of this model from the first month
@@ -757,7 +875,7 @@ def _generation(
             cloud=cloud,
             hardware=hardware,
         )
-        return world, successor
+        return _renting_the_cheaper(world, successor, generation.ships_month, speed)
 
     world, successor = worlds(1.0, 1.0)
     decisions = _decisions(world)
@@ -796,7 +914,6 @@ def _generation(
 
         return pv
 
-    drawn = odds.draw(ranges, seed=seed)
     now = _priced(own_now, drawn)
     assert now is not None  # decisions exist, so owning now fits the horizon
     options: list[dict[str, Any]] = [
@@ -826,20 +943,12 @@ def _generation(
         for o in options
     ]
     shown["best"] = {"own": best["own"], "month": best["month"]}
-    shown["worth"], shown["outlived_month"] = _worth(
-        world, successor, level, decisions[0], generation.ships_month, speed, rate
-    )
+    shown["worth"], shown["outlived_month"] = _worth(world, level, decisions[0], rate)
     return shown
 
 
 def _worth(
-    world: _World,
-    successor: _World,
-    gpus: int,
-    start: int,
-    ships: int,
-    speed: float,
-    rate: float,
+    world: _World, gpus: int, start: int, rate: float
 ) -> tuple[list[dict[str, Any]], int | None]:
     """What `gpus` owned from `start` are worth, by year: the cost of running them (power,
     space, upkeep, licences, their team; the purchase is sunk) against renting the work
@@ -856,16 +965,8 @@ def _worth(
     q = world.answers.demand.peak_share
     steady = kept.base[months]
     bursts = q * (kept.peak[months] - steady)
-    newer = months > ships  # the months after it ships
-    committed = np.where(
-        newer,
-        np.minimum(world.committed[months], successor.committed[months] / speed),
-        world.committed[months],
-    )
-    on_demand = np.where(
-        newer, np.minimum(world.price[months], successor.price[months] / speed), world.price[months]
-    )
-    renting = (steady * committed + bursts * on_demand) * HOURS_PER_MONTH
+    # The world rents on the cheaper generation per unit of work (_renting_the_cheaper).
+    renting = (steady * world.committed[months] + bursts * world.price[months]) * HOURS_PER_MONTH
     years = np.ceil(months / 12).astype(int)
     worth = [
         {
