@@ -115,6 +115,17 @@ DATABASES = {
         conn_max_age=envint("DATABASE_CONN_MAX_AGE", 0),
     )
 }
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # Write-ahead logging: a save appends to the log instead of writing a rollback journal
+    # beside the file (a fifth less server CPU per step saved, benchmarks/bench_pages.py),
+    # and pages read while another request writes. Every commit is still synced to disk
+    # (synchronous=FULL): nothing a user saved is lost with the power. IMMEDIATE: a
+    # transaction takes the write lock when it begins, so concurrent saves wait their turn
+    # (up to the timeout) rather than fail on a lock they cannot upgrade.
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        init_command="PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;",
+        transaction_mode="IMMEDIATE",
+    )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # Tokens that grant access to assessments are kept in the visitor's signed

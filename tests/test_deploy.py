@@ -466,3 +466,17 @@ def test_caddy_itself_reads_the_caddyfile(tls):
     assert '"dial":"app:8000"' in result.stdout.replace(" ", "")
     dropped = config["logging"]["logs"]["default"]["encoder"]["fields"]
     assert dropped == {f: {"filter": "delete"} for f in ("request>uri", "request>headers>Referer")}
+
+
+def test_a_sqlite_database_logs_ahead_and_syncs_every_commit(tmp_path):
+    # `make run`'s database: saves append to a write-ahead log (pages read while a save
+    # writes), and every commit reaches the disk.
+    env = {**os.environ, "DJANGO_DEBUG": "true", "DATABASE_URL": f"sqlite:///{tmp_path}/d.db"}
+    code = (
+        "from django.db import connection\n"
+        "with connection.cursor() as c:\n"
+        "    print([c.execute(f'PRAGMA {p}').fetchone()[0] for p in ('journal_mode', 'synchronous')])"
+    )
+    done = manage("shell", "-c", code, env=env)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "['wal', 2]"  # 2: FULL
