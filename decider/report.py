@@ -173,9 +173,7 @@ def _scored_context(assessment: Assessment, *, currency: str) -> dict[str, Any]:
                 plan["wait"], currency, cloud_only=plan["present_value"]["cloud_only"]
             ),
             "odds": summary.plan_odds_sentence(plan.get("odds"), currency),
-            "generation": summary.generation_summary(
-                plan.get("generation"), currency, cloud_only=plan["present_value"]["cloud_only"]
-            ),
+            "generation": summary.generation_summary(plan.get("generation"), currency),
         },
         "checklist": checklist_for(recommendation, assessment.answers, migration),
         "answers_table": answers_table(assessment.answers),

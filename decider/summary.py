@@ -361,12 +361,14 @@ def plan_odds_sentence(found: Mapping[str, Any] | None, currency: str) -> str | 
 
 
 def generation_summary(
-    generation: Mapping[str, Any] | None, currency: str, *, cloud_only: float | None = None
+    generation: Mapping[str, Any] | None, currency: str
 ) -> dict[str, Any] | None:
     """This generation or the next, in words and rows; None when it is no choice (no next
-    generation modelled, or data that may not leave). `cloud_only`: as for the wait."""
+    generation modelled, or data that may not leave)."""
     if not generation or not generation["options"]:
         return None
+    # Renting throughout, on whichever generation does the work for less.
+    cloud_only = (generation.get("rent_only") or {}).get("present_value")
     names = dict(GPU_MODELS)
     model = names.get(generation["model"], generation["model"])
     successor = generation["successor_name"]["zh" if _language().startswith("zh") else "en"]
@@ -383,8 +385,9 @@ def generation_summary(
     }
     if cloud_only is not None and cloud_only < best["present_value"]:
         sentence = _(
-            "Neither: renting throughout costs less than owning %(gpus)s %(model)s GPUs now or "
-            "%(successor_gpus)s %(successor)s GPUs later (%(cloud)s against %(best)s at best)."
+            "Neither: renting throughout, on whichever generation does the work for less, "
+            "costs less than owning %(gpus)s %(model)s GPUs now or %(successor_gpus)s "
+            "%(successor)s GPUs later (%(cloud)s against %(best)s at best)."
         ) % {
             **facts,
             "cloud": money(cloud_only, currency),
@@ -457,6 +460,10 @@ def generation_summary(
         }
         for o in options
     ]
+    if generation.get("rent_only"):
+        rows.append(
+            {"what": _("Rent throughout, on the cheaper generation"), **generation["rent_only"]}
+        )
     return {
         "sentence": sentence,
         "worth": worth,

@@ -182,15 +182,14 @@ def test_the_result_page_and_the_report_answer_this_generation_or_the_next(clien
     _assessment, edit, _view = make_assessment(answers=make_answers("inference"))
     page = client.get(reverse("decider-result", args=[edit])).content.decode()
     assert "This generation or the next?" in page and 'id="generation-sentence"' in page
-    assert (
-        "NVIDIA B200 GPUs (3× as fast for this work) rather than 24 NVIDIA H100 GPUs, both from month 3"
-        in page
-    )
+    # B200s rent for less than H100s per unit of this work: renting them beats owning either.
+    assert "Neither: renting throughout, on whichever generation does the work for less" in page
+    assert "Rent throughout, on the cheaper generation" in page
     assert "NVIDIA B200 can be bought now: The shipped price set" in page
     assert "What the NVIDIA H100 GPUs owned now are worth, year by year" in page
     assert page.count("Renting their work") == 1
     report = client.get(reverse("decider-edit-report", args=[edit])).content.decode()
-    assert "This generation or the next?" in report and "3× as fast" in report
+    assert "This generation or the next?" in report and "8 NVIDIA B200 GPUs" in report
     chinese = client.get(
         reverse("decider-result", args=[edit]), headers={"Accept-Language": "zh-hans"}
     ).content.decode()
@@ -211,3 +210,41 @@ def test_decide_carries_this_generation_or_the_next(rules, tmp_path, capsys):
     assert found["speed"] == 3.0 and found["successor_gpus"] * 3 >= found["owned_gpus"]
     assert {o["own"] for o in found["options"]} == {"current", "successor"}
     assert [y["year"] for y in found["worth"]] == [1, 2, 3]
+
+
+DEAR_CLOUD = {"gpu_hour_on_demand": 4.5, "gpu_hour_reserved_3y": 3.6}
+
+
+@pytest.mark.parametrize(
+    ("generation", "figures", "says"),
+    [
+        (
+            replace(TWIN, server_price=1.5, node_kw=1.3),
+            DEAR_CLOUD,
+            "Own {gpus} NVIDIA H100 GPUs now:",
+        ),
+        (
+            replace(TWIN, train_speed=2.0, infer_speed=2.0),
+            DEAR_CLOUD,
+            "Own {successor_gpus} An H100 again GPUs (2× as fast for this work) rather than "
+            "{gpus} NVIDIA H100 GPUs, both from month 3:",
+        ),
+        (
+            replace(TWIN, train_speed=2.0, infer_speed=2.0, ships_month=6),
+            DEAR_CLOUD,
+            "Rent until month 9, then own {successor_gpus} An H100 again GPUs",
+        ),
+        (TWIN, {"gpu_hour_reserved_3y": 1.2}, "Neither: renting throughout"),
+    ],
+)
+def test_the_sentence_names_the_cheapest_choice(monkeypatch, generation, figures, says):
+    from django.utils.translation import override
+
+    from decider.summary import generation_summary
+
+    found = _next(monkeypatch, generation, **figures)
+    with override("en"):
+        shown = generation_summary(found, "USD")
+    says = says.format(gpus=found["owned_gpus"], successor_gpus=found["successor_gpus"])
+    assert shown["sentence"].startswith(says), shown["sentence"]
+    assert len(shown["options"]) == len(found["options"]) + 1  # and renting throughout

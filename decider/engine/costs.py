@@ -770,6 +770,7 @@ def outcome_amounts(amounts: Mapping[str, Any], reduces_to: str | None) -> dict[
 TIE_ORDER = _TIE_ORDER
 # The pieces another reckoning over the same figures shares (engine/stages.py).
 on_demand_rate = _on_demand_rate
+commit_rate = _commit_rate
 resale_share = _resale_share
 staff_needed = _staff
 

@@ -21,8 +21,10 @@ from the first month it can, and before that it waits (as in the cost model).
 
 Two plans are priced beside the best one: cloud only (when the data allows it) and
 "commit now", the final base owned from the first month it can be. Rented GPUs that run
-all the time (the base above what is owned) are on 1-year terms, renewed as the base grows;
-the bursts above the base are on demand (with the spot share).
+all the time (the base above what is owned, or the peak when bursts are most of the time)
+are committed on the cost model's term (3 years for a horizon of 3 years or more, else 1),
+renewed as the base grows; the bursts above them are on demand (with the spot share), so
+that with today's demand held cloud only costs what the cost model's cloud costs.
 
 Buy now or wait: the first stage's GPUs owned from the first month they can run, against
 ordered 3 to 24 months later with cloud and server prices on the GPU model's path
@@ -45,6 +47,7 @@ from decider.engine import odds
 from decider.engine.costs import (
     HOURS_PER_MONTH,
     CostAnswers,
+    commit_rate,
     on_demand_rate,
     resale_share,
     staff_needed,
@@ -222,7 +225,7 @@ class _World:
     base: np.ndarray
     peak: np.ndarray
     price: np.ndarray  # on-demand rate per GPU-hour, by month
-    committed: np.ndarray  # 1-year committed rate per GPU-hour, by month
+    committed: np.ndarray  # committed rate per GPU-hour (the cost model's term), by month
     discount: np.ndarray
     home_share: float  # the share of the work whose data may not leave
     hardware: np.ndarray | None = None  # the hardware price by order month, × today's
@@ -267,12 +270,15 @@ def _running(world: _World, gpus: np.ndarray, months: np.ndarray) -> np.ndarray:
     maintenance = p["maintenance_rate"] * hardware / 12
     licences = gpus * p["licence_gpu_year"] / 12
     # Above the owned GPUs: the work that may leave is rented; the rest waits.
-    # The rented base runs all the time, on 1-year terms (renewed as it grows); the bursts
-    # above it on demand.
-    steady = _rented(world, base, gpus)
-    bursts = q * (_rented(world, peak, gpus) - steady)
-    renting = steady + bursts > 1e-9
-    cloud = (steady * world.committed[months] + bursts * world.price[months]) * HOURS_PER_MONTH
+    # A committed block runs all the time, on the cost model's term, and the bursts above it
+    # on demand. The block is the rented base, or the rented peak when the bursts run so
+    # much of the time that committing them costs less (as the cost model chooses its block).
+    steady, peaked = _rented(world, base, gpus), _rented(world, peak, gpus)
+    committed, price = world.committed[months], world.price[months]
+    block = np.where(q * price > committed, peaked, steady)
+    bursts = q * (peaked - block)
+    renting = block + bursts > 1e-9
+    cloud = (block * committed + bursts * price) * HOURS_PER_MONTH
     cloud_fixed = np.where(
         renting | ~owned,
         answers.dataset_tb * p["cloud_storage_tb_month"]
@@ -577,7 +583,7 @@ def _world(
         base=base,
         peak=peak,
         price=on_demand_rate(params) * path,
-        committed=min(params["gpu_hour_reserved_1y"], on_demand_rate(params)) * path,
+        committed=min(commit_rate(params, answers), on_demand_rate(params)) * path,
         discount=(1.0 + params["discount_rate"]) ** (-t / 12),
         home_share=1 - answers.cloud_share,
         hardware=hardware * (1 - hardware_fall_pct / 100) ** (t / 12),
@@ -795,7 +801,7 @@ def _successor_world(
         base=world.base / speed,
         peak=world.peak / speed,
         price=on_demand_rate(params) * falls,
-        committed=min(params["gpu_hour_reserved_1y"], on_demand_rate(params)) * falls,
+        committed=min(commit_rate(params, world.answers), on_demand_rate(params)) * falls,
         hardware=hardware * (1 - path.hardware_fall_pct / 100) ** since,
         _hires={},
     )
@@ -896,6 +902,7 @@ def _generation(
         "as_of": generation.as_of,
         "options": [],
         "best": None,
+        "rent_only": None,  # renting throughout, on the cheaper generation per unit of work
         "worth": [],
         "outlived_month": None,
     }
@@ -932,6 +939,16 @@ def _generation(
                 }
             )
     best = min(options, key=lambda o: (o["middle"], o["month"]))
+
+    def rent_only(cloud: float, hardware: float) -> float:
+        return _path_cost(worlds(cloud, hardware)[0], decisions, tuple(0 for _ in decisions))
+
+    renting = _priced(rent_only, drawn)
+    assert renting is not None
+    shown["rent_only"] = {
+        "present_value": round(renting[0] * rate, 2),
+        "cheaper_than_current_pct": round(float((renting[1] < now[1]).mean()) * 100, 1),
+    }
     shown["options"] = [
         {
             "own": o["own"],
