@@ -1,4 +1,5 @@
-"""Time the odds (engine/odds.py) against the plain cost model they draw on.
+"""Time the odds (engine/odds.py) and the plan in stages (engine/stages.py) against the plain
+cost model they draw on.
 
 Run as `.venv/bin/python benchmarks/bench_odds.py [--write]`; `--write` replaces the
 "## Odds" section of docs/BENCHMARKS.md. Each run of the odds (10,000 draws, the default
@@ -21,15 +22,20 @@ from benchmarks.bench_costs import alternating_ms, answers_for, load_figures  # 
 from benchmarks.common import machine_lines, report  # noqa: E402
 from decider.engine.costs import costs_compute  # noqa: E402
 from decider.engine.odds import DRAWS, odds_compute  # noqa: E402
+from decider.engine.stages import Future, plan_compute  # noqa: E402
 
 SIZES = (8, 1_000, 100_000)
 HORIZONS = (12, 36, 120)
 RUNS = 15
 TARGET_MS = 200.0
 SECTION = "## Odds"
+GROWING = Future(growth_pct=30)
 
 
-def measure() -> list[tuple[int, int, float, float]]:
+Row = tuple[int, int, float, float, float, float]  # gpus, months, odds, model, plan, model
+
+
+def measure() -> list[Row]:
     figures = load_figures()
     rows = []
     for gpus in SIZES:
@@ -41,12 +47,19 @@ def measure() -> list[tuple[int, int, float, float]]:
                 runs=RUNS,
                 warmup=2,
             )
-            rows.append((gpus, months, odds_ms, model_ms))
+            plan_ms, plan_model_ms = alternating_ms(
+                lambda a=answers: plan_compute(answers=a, figures=figures, future=GROWING, seed=1),
+                lambda a=answers: costs_compute(answers=a, figures=figures),
+                runs=RUNS,
+                warmup=2,
+            )
+            rows.append((gpus, months, odds_ms, model_ms, plan_ms, plan_model_ms))
     return rows
 
 
-def section(rows: list[tuple[int, int, float, float]]) -> str:
+def section(rows: list[Row]) -> str:
     worst = max(rows, key=lambda row: row[2])
+    slowest_plan = max(rows, key=lambda row: row[4])
     lines = [
         SECTION,
         "",
@@ -55,12 +68,18 @@ def section(rows: list[tuple[int, int, float, float]]) -> str:
         "and the drivers), each followed by one run of the plain cost model (`costs_compute`) "
         "on the same answers; h100 fixture figures, 60 % utilization, 50 TB, USD.",
         "",
-        "| GPUs | months | odds (ms) | cost model (ms) | odds × cost model |",
-        "|---:|---:|---:|---:|---:|",
+        "The plan in stages (`plan_compute`: the dynamic programme, buy now or wait, this "
+        "generation or the next, and how sure the plan is over the same draws) is timed the "
+        "same way, for demand growing 30 % a year.",
+        "",
+        "| GPUs | months | odds (ms) | cost model (ms) | odds × cost model | plan (ms) "
+        "| plan × cost model |",
+        "|---:|---:|---:|---:|---:|---:|---:|",
     ]
-    for gpus, months, odds_ms, model_ms in rows:
+    for gpus, months, odds_ms, model_ms, plan_ms, plan_model_ms in rows:
         lines.append(
-            f"| {gpus:,} | {months} | {odds_ms:.1f} | {model_ms:.2f} | {odds_ms / model_ms:.1f} |"
+            f"| {gpus:,} | {months} | {odds_ms:.1f} | {model_ms:.2f} | {odds_ms / model_ms:.1f} "
+            f"| {plan_ms:.1f} | {plan_ms / plan_model_ms:.1f} |"
         )
     lines += [
         "",
@@ -70,6 +89,9 @@ def section(rows: list[tuple[int, int, float, float]]) -> str:
         f"{worst[0]:,} GPUs over {worst[1]} months, {worst[2] / worst[3]:.1f}× the cost model)",
         f"- Ratios to the cost model: {statistics.median(r[2] / r[3] for r in rows):.1f}× "
         f"median ({min(r[2] / r[3] for r in rows):.1f}–{max(r[2] / r[3] for r in rows):.1f}×).",
+        f"- The plan: {statistics.median(r[4] / r[5] for r in rows):.1f}× the cost model "
+        f"median, at most {slowest_plan[4]:.1f} ms ({slowest_plan[0]:,} GPUs over "
+        f"{slowest_plan[1]} months).",
         "",
     ]
     return "\n".join(lines)

@@ -4,6 +4,8 @@ The seven cases a CTO ran into (issue 10), then invariants over thousands of
 generated answer documents.
 """
 
+import math
+
 import pytest
 from django.utils.translation import override
 from hypothesis import HealthCheck, given, settings
@@ -245,11 +247,22 @@ def test_every_answer_gets_a_story_that_adds_up(answers, discount):
         assert 0 < costs["hybrid_owned_gpus"] < answers["gpus"]
         assert costs["hybrid_reduces_to"] is None
     if "base_gpus" in answers and costs["hybrid_owned_gpus"]:
-        # The base or more; or as little as the work that may not leave allows.
-        node = costs["assumptions"]["gpus_per_node"]["value"]
+        # The base or more; or as little as the work that may not leave allows; or the size
+        # at which the minimum team is just fully used (beyond it each node adds people).
+        figure = {name: row["value"] for name, row in costs["assumptions"].items()}
+        node = figure["gpus_per_node"]
         must_own = (1 - questionnaire.cloud_share_pct(answers) / 100) * answers["gpus"]
+        team_full = (
+            math.ceil(figure["onprem_min_fte"] / figure["onprem_fte"]) * node
+            if figure["onprem_fte"]
+            else math.inf
+        )
         owned = costs["hybrid_owned_gpus"]
-        if not (owned > answers["base_gpus"] - node or owned < must_own + node):
+        if not (
+            owned > answers["base_gpus"] - node
+            or owned < must_own + node
+            or abs(owned - team_full) <= node
+        ):
             # Allowed only as a tie: owning the base costs no more than 0.01 % over the best
             # (a node owned and a node committed can cost the same over the horizon).
             curve = dict(zip(*costs["hybrid_curve"].values(), strict=True))

@@ -480,3 +480,17 @@ def test_a_sqlite_database_logs_ahead_and_syncs_every_commit(tmp_path):
     done = manage("shell", "-c", code, env=env)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().splitlines()[-1] == "['wal', 2]"  # 2: FULL
+
+
+def test_the_apps_processes_run_numpy_on_one_thread_each():
+    # Spinning OpenBLAS threads doubled an API create's CPU in a gunicorn worker; the workers
+    # are the parallelism. The setting must come before numpy loads, and the operator's wins.
+    code = "import os, decider, numpy; print(os.environ['OPENBLAS_NUM_THREADS'])"
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    for given, expected in ((None, "1"), ("2", "2")):
+        run = {**env, **({"OPENBLAS_NUM_THREADS": given} if given else {})}
+        done = subprocess.run(
+            [sys.executable, "-c", code], cwd=ROOT, env=run, capture_output=True, text=True
+        )
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.strip() == expected
