@@ -274,7 +274,8 @@ def _uncertainty_schema() -> dict[str, Any]:
     return {
         "type": "object",
         "description": "Ranges the odds draw from: today's figure times a multiplier from "
-        "low to high, triangular with its mode at 1. An input left out keeps its default "
+        "low to high, half the draws below 1 and half above, each half triangular with its "
+        "peak at 1 (1 is the median and the mode). An input left out keeps its default "
         "(the result's `odds.ranges` shows them, with their sources).",
         "additionalProperties": False,
         "properties": {

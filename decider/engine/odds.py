@@ -1,8 +1,12 @@
 """The odds: how sure the cheapest option is, when what is uncertain is drawn many times.
 
 The cost model gives one total per option for one set of figures. Here the figures a CTO
-cannot know for sure are drawn, each from a triangular distribution between a low and a
-high multiplier of today's figure (mode 1: the figure itself), 10,000 times over:
+cannot know for sure are drawn 10,000 times over, each as a multiplier of today's figure
+between a low and a high one, from a split triangle: half the draws fall below today's
+figure and half above it, each half triangular with its peak at the figure itself. The
+figure is both the likeliest value and the median, so the odds are centred on the cost
+model's figures: at an exact break-even each side wins about half the draws, however
+lopsided the range (a plain triangle from 0.6 to 1.1 would put the median at 0.92).
 
 - utilization: the average demand (base and bursts scale together);
 - cloud_price: every cloud GPU-hour price over the horizon (on demand, spot, reserved,
@@ -36,7 +40,14 @@ from typing import Any
 import numpy as np
 
 from decider.engine.cashflow import lines_monthly
-from decider.engine.costs import TIE_ORDER, Chosen, CostAnswers, costs_chosen, outcome_amounts
+from decider.engine.costs import (
+    CLOUD_OPTIONS,
+    TIE_ORDER,
+    Chosen,
+    CostAnswers,
+    costs_chosen,
+    outcome_amounts,
+)
 from decider.engine.figures import Figure, figures_values
 from decider.engine.i18n import gettext, gettext_noop
 from decider.engine.outcomes import COST_OPTIONS, ODDS_LIKELY, ODDS_SURE
@@ -70,34 +81,36 @@ SPREADS: dict[str, Spread] = {
         Spread(
             "utilization",
             gettext_noop("Average GPU utilization"),
-            0.7,
-            1.15,
-            "Estimate: plans overstate how busy GPUs will be more often than they understate "
+            0.8,
+            1.2,
+            "Estimate, even about the answer (the odds are centred on the figures): plans overstate how busy GPUs will be more often than they understate "
             "it; surveys of AI infrastructure teams report most clusters run well below their "
             "planned load (ClearML / AI Infrastructure Alliance, State of AI Infrastructure "
             "at Scale 2024)",
-            "2026-12-04",
-            "估计：规划往往高估GPU的繁忙程度；AI基础设施调查显示多数集群的实际负载远低于规划（ClearML / AI Infrastructure Alliance，《2024 大规模AI基础设施现状》）",
+            "2026-12-05",
+            "估计，以答案为中心（概率以各项数字为中心）：规划往往高估GPU的繁忙程度；AI基础设施调查显示多数集群的实际负载远低于规划（ClearML / AI Infrastructure Alliance，《2024 大规模AI基础设施现状》）",
         ),
         Spread(
             "cloud_price",
             gettext_noop("Cloud GPU-hour prices over the horizon"),
-            0.6,
-            1.1,
-            "H100 rental fell from above $8 to about $2 per GPU-hour between 2023 and 2025, "
+            0.75,
+            1.25,
+            "Even about today's price, the odds being centred on the figures; the direction "
+            "prices move is the yearly fall the budget step asks. H100 rental fell from above $8 to about $2 per GPU-hour between 2023 and 2025, "
             "and rose again from $1.70 (Oct 2025) to $2.35 (Mar 2026, the shipped reserved "
             "price's index): mostly down, sometimes up",
-            "2026-03-01",
+            "2026-12-05",
+            "以当前价格为中心（概率以各项数字为中心）；价格变动的方向由预算步骤所问的年降幅给出。"
             "H100 租用价格在 2023–2025 年间从每GPU小时 8 美元以上降至约 2 美元，又从 1.70 美元（2025 年 10 月）回升至 2.35 美元（2026 年 3 月，随附的预留价格指数）：以降为主，也会回升",
         ),
         Spread(
             "hardware_price",
             gettext_noop("Hardware price"),
-            0.9,
-            1.2,
+            0.85,
+            1.15,
             "Estimate: 8-GPU server quotes differ by about 10 % between vendors and rose in "
             "the 2023 shortage",
-            "2026-12-04",
+            "2026-12-05",
             "估计：8 卡服务器的报价在不同厂商之间相差约 10 %，并在 2023 年缺货时上涨",
         ),
         Spread(
@@ -114,11 +127,11 @@ SPREADS: dict[str, Spread] = {
         Spread(
             "resale",
             gettext_noop("Resale value at the end"),
-            0.5,
-            1.3,
+            0.6,
+            1.4,
             "Estimate: used GPU prices fall when the next generation ships (A100s after the "
             "H100) and hold when supply is short",
-            "2026-12-04",
+            "2026-12-05",
             "估计：新一代产品发布时二手GPU价格下跌（H100 推出后的 A100），供应紧张时则保持",
         ),
         # Drawn last, so that adding it left the draws of the others as they were.
@@ -197,15 +210,29 @@ def ranges_of(given: Mapping[str, Mapping[str, float]] | None) -> dict[str, tupl
     }
 
 
+DISTRIBUTION = "split triangular: median and mode 1"
+
+
+def split_triangular(uniform: np.ndarray, low: float, high: float) -> np.ndarray:
+    """Multipliers from `uniform` draws in [0, 1): below 0.5 the lower half, triangular from
+    `low` up to 1, from 0.5 the upper half, triangular from 1 down to `high` (the inverse of
+    each half's distribution function), so that 1 is the median and the mode."""
+    lower = 2 * uniform < 1
+    below = low + (1 - low) * np.sqrt(np.where(lower, 2 * uniform, 0.0))
+    above = high - (high - 1) * np.sqrt(np.where(lower, 1.0, 2 - 2 * uniform))
+    return np.where(lower, below, above)
+
+
 def draw(
     ranges: Mapping[str, tuple[float, float]], *, seed: int, draws: int = DRAWS
 ) -> dict[str, np.ndarray]:
-    """`draws` multipliers per input, triangular from low to high with its mode at 1."""
+    """`draws` multipliers per input, from low to high with 1 the median (split_triangular)."""
     rng = np.random.default_rng(seed)
     drawn = {}
     for name in SPREADS:  # a fixed order: the same seed gives the same draws
         low, high = ranges[name]
-        drawn[name] = rng.triangular(low, 1.0, high, draws) if low < high else np.ones(draws)
+        uniform = rng.random(draws)  # drawn even for a fixed range: the others' stay put
+        drawn[name] = split_triangular(uniform, low, high) if low < high else np.ones(draws)
     return drawn
 
 
@@ -368,6 +395,22 @@ def _multipliers(drawn: Mapping[str, np.ndarray]) -> np.ndarray:
     )
 
 
+def _today(grid: _Grid) -> _Reader:
+    """A reader of the grid at today's figures: one draw of every multiplier at 1."""
+    ones = {"utilization": np.ones(1), "lead_time": np.ones(1)}
+    return _reader(grid, ones, np.ones((1, len(_GROUPS))))
+
+
+def _chosen_cloud_mode(
+    present: dict[str, np.ndarray], today: Mapping[str, float]
+) -> dict[str, np.ndarray]:
+    """Every cloud pricing mode's draws replaced by those of the mode cheapest at today's
+    figures: the mode is chosen now, like the owned base, and kept whatever is drawn (the
+    cheapest mode per draw would choose with hindsight, and flatter the cloud)."""
+    mode = min(CLOUD_OPTIONS, key=lambda option: (today[option], CLOUD_OPTIONS.index(option)))
+    return {**present, **{option: present[mode] for option in CLOUD_OPTIONS}}
+
+
 def odds_compute(
     *,
     answers: CostAnswers,
@@ -388,8 +431,11 @@ def odds_compute(
     band_months = np.unique(np.r_[spaced, max(months - 1, 0)]).astype(int)
     grid = _grid(params, answers, chosen, ranges, band_months)
     drawn = draw(ranges, seed=seed, draws=draws)
-    reader = _reader(grid, drawn, _multipliers(drawn))
-    present = {option: _read(grid.present[option], reader) for option in COST_OPTIONS}
+    reader, today = _reader(grid, drawn, _multipliers(drawn)), _today(grid)
+    present = _chosen_cloud_mode(
+        {option: _read(grid.present[option], reader) for option in COST_OPTIONS},
+        {option: float(_read(grid.present[option], today)[0]) for option in COST_OPTIONS},
+    )
     probability = cheapest_odds(present, chosen.compared, chosen.reduces_to)
     rate = chosen.rate
 
@@ -424,7 +470,7 @@ def odds_compute(
             name: {
                 "low": ranges[name][0],
                 "high": ranges[name][1],
-                "distribution": "triangular, mode 1",
+                "distribution": DISTRIBUTION,
                 "source": SPREADS[name].source,
                 "source_zh": SPREADS[name].source_zh,
                 "as_of": SPREADS[name].as_of,
