@@ -220,7 +220,16 @@ class CriterionForm(ChoicesFromCode, forms.ModelForm):
 
     class Meta:
         model = Criterion
-        fields = ["ruleset", "order", "key", "question", "label_en", "label_zh", "weight"]
+        fields = [
+            "ruleset",
+            "order",
+            "key",
+            "question",
+            "label_en",
+            "label_zh",
+            "weight",
+            "overrides_cost",
+        ]
 
     def clean(self) -> dict[str, Any]:
         super().clean()
@@ -404,7 +413,7 @@ class CriterionInline(PublishedReadOnly, admin.TabularInline):
     model = Criterion
     form = CriterionInlineForm
     formset = CriterionInlineFormSet
-    fields = ["order", "key", "label_en", "label_zh", "weight", "option_count"]
+    fields = ["order", "key", "label_en", "label_zh", "weight", "overrides_cost", "option_count"]
     readonly_fields = ["option_count"]
     extra = 0
     show_change_link = True
@@ -769,13 +778,30 @@ class DraftRuleSetField:
 @admin.register(Criterion)
 class CriterionAdmin(PublishedReadOnly, DraftRuleSetField, HistoryAdmin):
     form = CriterionForm
-    list_display = ["label_en", "label_zh", "key", "weight", "ruleset_version", "option_count"]
+    list_display = [
+        "label_en",
+        "label_zh",
+        "key",
+        "weight",
+        "overrides_cost",
+        "ruleset_version",
+        "option_count",
+    ]
     list_display_links = ["label_en"]
     list_editable = ["weight"]
     list_filter = ["ruleset__is_published", "ruleset"]
     list_select_related = ["ruleset"]
     search_fields = ["key", "label_en", "label_zh", "question"]
-    fields = ["ruleset", "order", "key", "question", "label_en", "label_zh", "weight"]
+    fields = [
+        "ruleset",
+        "order",
+        "key",
+        "question",
+        "label_en",
+        "label_zh",
+        "weight",
+        "overrides_cost",
+    ]
     inlines = [OptionInline]
 
     def get_queryset(self, request: HttpRequest) -> QuerySet:

@@ -66,6 +66,14 @@ class Criterion(models.Model):
     label_en = models.CharField(_("label (English)"), max_length=200)
     label_zh = models.CharField(_("label (Chinese)"), max_length=200)
     weight = models.FloatField(_("weight"), default=1.0, validators=[MinValueValidator(0)])
+    overrides_cost = models.BooleanField(
+        _("may override a decisive cost gap"),
+        default=False,
+        help_text=_(
+            "When its answer favours another option, a decisive cost gap does not decide: "
+            "this answer carries the dearer option, and the summary says what it costs."
+        ),
+    )
     order = models.PositiveIntegerField(_("order"), default=0)
 
     history = HistoricalRecords(verbose_name=_("historical criterion"))

@@ -17,7 +17,7 @@ from django.utils.translation import gettext as _
 from decider import caching, summary
 from decider.charts import chart_compare, charts_for, plan_sentence
 from decider.checklist import checklist_for
-from decider.engine import questionnaire, scoring
+from decider.engine import questionnaire, scoring, verdict
 from decider.engine.figures import FIGURES
 from decider.engine.outcomes import (
     COST_OPTIONS,
@@ -186,6 +186,14 @@ def _scored_context(assessment: Assessment, *, currency: str) -> dict[str, Any]:
             "runner_up": outcome_name(runner_up) if runner_up else None,
             "flips": summary.what_would_flip(sensitivity, costs),
             "deciding": summary.deciding_answers(result, runner_up, language),
+            "extra_cost": summary.extra_cost_sentence(
+                verdict.extra_cost(
+                    result,
+                    costs,
+                    overriding=assessment.derived.get(verdict.OVERRIDDEN_BY) or (),
+                ),
+                currency,
+            ),
             "risks": summary.risks(
                 result=result,
                 runner_up=runner_up,

@@ -25,7 +25,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from decider import caching
-from decider.engine import costs, questionnaire, scoring
+from decider.engine import costs, questionnaire, scoring, verdict
 from decider.engine.batch import Impact, Transition, impact_compute
 from decider.engine.evaluation import (
     Evaluation,
@@ -316,6 +316,15 @@ def assessment_document(
     document["costs"] = costs_shown or assessment_costs(assessment, currency=currency)
     document["odds"] = assessment_odds(assessment, currency=currency)
     document["plan"] = assessment_plan(assessment, currency=currency)
+    document.update(
+        verdict.result_money(
+            result,
+            document["costs"],
+            document["odds"],
+            derived=assessment.derived or {},
+            language=language,
+        )
+    )
     return {
         "name": assessment.name,
         "answers": assessment.answers,

@@ -324,6 +324,56 @@ def wait_summary(
     return {"sentence": sentence, "assumed": assumed, "options": options}
 
 
+def extra_cost_sentence(extra: Mapping[str, Any] | None, currency: str) -> str | None:
+    """When the headline is not the cheapest allowed option: what it costs extra, and the
+    answers that carry it (engine/verdict.py); None when it is the cheapest."""
+    if not extra:
+        return None
+    key = _lang_key(_language())
+    overriding = [item for item in extra["answers"] if item.get("overrides_cost")]
+    # The others by name alone, two at most: the sentence sits in the summary's first block.
+    others = [item for item in extra["answers"] if not item.get("overrides_cost")][:2]
+    values = {
+        "outcome": outcome_name(extra["outcome"]),
+        "cheapest": outcome_name(extra["cheapest"]),
+        "amount": money(extra["amount"], currency),
+        "pct": _pct(extra["pct"] / 100) if extra["pct"] is not None else "?",
+        "months": extra["horizon_months"],
+    }
+    sentences = [
+        _(
+            "%(outcome)s costs %(amount)s (%(pct)s) more than %(cheapest)s over %(months)s "
+            "months in present value."
+        )
+        % values
+    ]
+    if overriding:
+        sentences.append(
+            _(
+                "The gap is wide and sure enough to decide on its own; your answer that may "
+                "override cost sets it aside: %(answers)s."
+            )
+            % {
+                "answers": _("; ").join(
+                    _("%(label)s (%(answer)s)")
+                    % {"label": item["label"][key], "answer": item["answer"][key]}
+                    for item in overriding
+                )
+            }
+        )
+    if others:
+        sentences.append(
+            _("The answers that carry it: %(answers)s.")
+            % {"answers": _("; ").join(item["label"][key] for item in others)}
+        )
+    sentence = ("" if key == "zh" else " ").join(sentences)
+    return sentence
+
+
+def _lang_key(language: str) -> str:
+    return "zh" if language.startswith("zh") else "en"
+
+
 def plan_odds_sentence(found: Mapping[str, Any] | None, currency: str) -> str | None:
     """How sure the plan in stages is, in one sentence; None when nothing can be owned."""
     if not found:

@@ -61,7 +61,7 @@ def test_it_lists_rule_sets_with_their_criteria_and_assessments(admin_client, v1
     make_assessment(ruleset=v1)
     page = admin_client.get(reverse("admin:decider_ruleset_changelist"))
     rows = {r.version: r for r in page.context["cl"].result_list}
-    assert rows[1].criteria_total == v1.criteria.count() == 22
+    assert rows[1].criteria_total == v1.criteria.count() == 23
     assert rows[1].assessments_total == 2
     assert rows[2].assessments_total == 0
     html = page.content.decode()

@@ -81,7 +81,9 @@ def test_it_lists_the_criteria_the_answers_hit_in_rule_order():
     answers = make_answers("growth", cost_verdict="hybrid_slight")
     del answers["gpus"]
     found = weight_sensitivity(answers=answers, rulebook=SHIPPED)
-    assert [s.criterion for s in found] == [r.key for r in SHIPPED.rules if r.key != "scale"]
+    # Neither the GPUs nor a decisive cost gap is answered.
+    unanswered = ("scale", "cost_decisive")
+    assert [s.criterion for s in found] == [r.key for r in SHIPPED.rules if r.key not in unanswered]
     assert isinstance(found[0], Sensitivity)
     assert found[0].label == SHIPPED.rules[0].label
     assert found[0].weight == SHIPPED.rules[0].weight

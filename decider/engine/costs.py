@@ -698,6 +698,8 @@ def costs_compute(
         "cheapest": cheapest,
         "runner_up": runner_up,
         "cheapest_gap_pct": None if gap is None else round(gap, 2),
+        # The gap the verdict is read from (engine/verdict.py), the same figure by its role.
+        "verdict_gap_pct": None if gap is None else round(gap, 2),
         "sensitivity": [
             {"name": name, "low": money(low), "high": money(high)}
             for name, low, high in sensitivity

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from decider.engine import costs, markets, odds, questionnaire, scoring, stages
+from decider.engine import costs, markets, odds, questionnaire, scoring, stages, verdict
 from decider.engine.figures import Figure, figures_with_overrides
 from decider.engine.text import Text
 
@@ -40,6 +40,7 @@ class Evaluation:
     costs: dict[str, Any]
     figures: dict[str, Figure]  # the figures used: the assessment's own overrides applied
     derived: dict[str, Any]  # answers the app derived, as the rules read them
+    odds: dict[str, Any] | None = None  # the odds, when the scoring drew them
 
 
 def cost_answers(
@@ -79,17 +80,23 @@ def answers_evaluate(
     computed = costs.costs_compute(
         answers=cost_answers(answers, excluded=frozenset(excluded)), figures=used, currency=currency
     )
-    if verdict := costs.cost_verdict(computed):
-        derived["cost_verdict"] = verdict
+    if found_verdict := costs.cost_verdict(computed):
+        derived["cost_verdict"] = found_verdict
     if len(order := costs.cost_order(computed)) > 1:
         derived[scoring.COST_ORDER] = order
-    # The odds cost 5–10 cost models: drawn only for a rule set whose rules read them.
-    if any(rule.question == "cost_odds" for rule in rulebook.rules):
+    # The odds cost 5–10 cost models: drawn only for a rule set whose rules read them, or
+    # for a lead wide enough to be decisive.
+    gap = computed["verdict_gap_pct"]
+    found = None
+    if any(rule.question == "cost_odds" for rule in rulebook.rules) or (
+        gap is not None and gap >= verdict.DECISIVE_GAP_PCT - 1e-9
+    ):
         found = answers_odds(
             answers=answers, figures=used, excluded=excluded, currency=currency, seed=odds_seed
         )
-        if verdict := odds.odds_verdict(found["cheapest_probability"]):
-            derived["cost_odds"] = verdict
+        if odds_verdict := odds.odds_verdict(found["cheapest_probability"]):
+            derived["cost_odds"] = odds_verdict
+        _decisive_verdict(derived, {**answers, **derived}, rulebook, computed, found, excluded)
     reduces_to = computed["hybrid_reduces_to"]
     if reduces_to is not None and "hybrid" not in excluded:
         reason = _REDUCES[reduces_to]
@@ -100,7 +107,29 @@ def answers_evaluate(
             }
         }
     result = scoring.answers_score(answers={**answers, **derived}, rulebook=rulebook)
-    return Evaluation(result=result, costs=computed, figures=used, derived=derived)
+    return Evaluation(result=result, costs=computed, figures=used, derived=derived, odds=found)
+
+
+def _decisive_verdict(
+    derived: dict[str, Any],
+    answers: Mapping[str, Any],
+    rulebook: scoring.RuleBook,
+    computed: Mapping[str, Any],
+    found: Mapping[str, Any],
+    excluded: Iterable[str],
+) -> None:
+    """Derive the decisive cost gap's answer (engine/verdict.py), or name the overriding
+    answers that keep it from being decisive (`cost_overridden_by`, rule keys)."""
+    cheapest = computed["cheapest"]
+    probability = verdict.verdict_probability(computed, found)
+    if cheapest is None or not verdict.is_decisive(computed["verdict_gap_pct"], probability):
+        return
+    allowed = [o for o in computed["options_compared"] if o not in set(excluded)]
+    hits = scoring.rules_hit(answers, rulebook)
+    if overriding := verdict.overriding_rules(hits, cheapest, allowed):
+        derived[verdict.OVERRIDDEN_BY] = [rule.key for rule in overriding]
+    else:
+        derived[verdict.DECISIVE] = cheapest
 
 
 def answers_odds(

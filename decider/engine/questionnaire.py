@@ -21,7 +21,7 @@ from decider.engine import markets
 from decider.engine.demand import Demand
 from decider.engine.figures import is_finite, key_text, overrides_validate, value_text
 from decider.engine.i18n import gettext, gettext_noop
-from decider.engine.outcomes import COST_ODDS, COST_VERDICTS
+from decider.engine.outcomes import COST_ODDS, COST_VERDICTS, OUTCOMES
 from decider.engine.text import number_text
 
 Kind = Literal["choice", "bool", "int", "float"]
@@ -584,6 +584,18 @@ DERIVED_QUESTIONS: dict[str, Question] = {
             "single comparison."
         ),
         choices=tuple((verdict, verdict) for verdict in COST_ODDS),
+    ),
+    "cost_decisive": Question(
+        "cost_decisive",
+        "choice",
+        gettext_noop("Decisive cost gap (derived from the cost model and the odds)"),
+        gettext_noop(
+            "The allowed option cheaper than every other by a quarter or more, in at least "
+            "nine of ten of the odds' draws, when no answer that may override cost favours "
+            "another; absent otherwise, so a criterion reading it counts only when the gap is "
+            "decisive."
+        ),
+        choices=tuple((outcome, outcome) for outcome in OUTCOMES),
     ),
 }
 RULE_QUESTIONS: dict[str, Question] = {**QUESTIONS, **DERIVED_QUESTIONS}

@@ -73,6 +73,7 @@ def criterion_document(row: Row, options: Iterable[Row]) -> dict[str, Any]:
         "key": row.get("key"),
         "question": row.get("question"),
         "weight": row.get("weight"),
+        "overrides_cost": bool(row.get("overrides_cost", False)),
         **_texts_document(row, "criterion"),
         "options": [option_document(option) for option in options],
     }
@@ -83,6 +84,7 @@ def criterion_row(document: Row) -> dict[str, Any]:
         "key": document["key"],
         "question": document["question"],
         "weight": document["weight"],
+        "overrides_cost": bool(document.get("overrides_cost", False)),
         **_texts_row(document, "criterion"),
     }
 
@@ -120,6 +122,7 @@ def rulebook_from_document(document: Row) -> RuleBook:
             question=c["question"],
             label=Text.from_dict(c["label"]),
             weight=c["weight"],
+            overrides_cost=bool(c.get("overrides_cost", False)),
             bands=tuple(
                 Band(
                     scores=o["scores"],

@@ -58,6 +58,8 @@ class Rule:
     label: Text
     weight: float
     bands: tuple[Band, ...]
+    # An answer that may carry a dearer option against a decisive cost gap (engine/verdict.py).
+    overrides_cost: bool = False
 
     def band_for(self, answer: Any) -> Band | None:
         return next((band for band in self.bands if band.matches(answer)), None)

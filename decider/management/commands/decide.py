@@ -7,7 +7,7 @@ from django.core.management.base import BaseCommand
 from django.utils import translation
 from django.utils.translation import gettext
 
-from decider.engine import sizing
+from decider.engine import sizing, verdict
 from decider.engine.costs import CURRENCIES
 from decider.engine.evaluation import answers_odds, answers_plan
 from decider.engine.figures import FIGURES
@@ -70,6 +70,9 @@ class Command(BaseCommand):
             data = result_localized(evaluation.result, options["lang"])
             data["costs"] = evaluation.costs
             for key, compute in (("odds", answers_odds), ("plan", answers_plan)):
+                if key == "odds" and evaluation.odds is not None:  # drawn while scoring
+                    data[key] = evaluation.odds
+                    continue
                 data[key] = compute(
                     answers=answers,
                     figures=evaluation.figures,
@@ -77,6 +80,15 @@ class Command(BaseCommand):
                     currency=options["currency"],
                     seed=options["seed"],
                 )
+            data.update(
+                verdict.result_money(
+                    evaluation.result,
+                    data["costs"],
+                    data["odds"],
+                    derived=evaluation.derived,
+                    language=options["lang"],
+                )
+            )
             if sized is not None:
                 data["sizing"] = sized
             # Bare NaN or Infinity is not JSON; refusing it also refuses a "$nan" text total.

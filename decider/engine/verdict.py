@@ -1,0 +1,165 @@
+"""The verdict follows the money.
+
+The cost criterion used to be worth the same few points whatever the gap: a cloud 69 %
+cheaper in every draw lost to the utilization rule alone. Here the cost model's verdict
+becomes *decisive* (the derived answer `cost_decisive`) when the cheapest allowed option beats the runner-up by at least
+`DECISIVE_GAP_PCT` of the runner-up's present value in at least `DECISIVE_PROBABILITY` of
+the odds' draws; the rule set gives it its own criterion and weight, so what it is
+worth is the admins' to set (fixtures/ruleset.json ships one that wins against every other
+answer but the overriding ones).
+
+A rule the rule set marks as overriding cost (strict latency, regional expansion, the
+provider's jurisdiction, data residency) withholds the decisive level when its answer
+favours another allowed option: the answer then carries the headline, and `extra_cost`
+says what it costs against the cheapest allowed option, and which answers carry it.
+
+Plain data in and out, like the rest of the engine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from decider.engine import costs as cost_model
+from decider.engine import scoring
+
+# The derived answer (questionnaire.DERIVED_QUESTIONS): the decisively cheapest outcome,
+# absent when no gap is decisive.
+DECISIVE = "cost_decisive"
+DECISIVE_GAP_PCT = 25.0
+# The derived answer naming the overriding rules (criterion keys) that withheld it.
+OVERRIDDEN_BY = "cost_overridden_by"
+DECISIVE_PROBABILITY = 0.9
+# How many answers the extra cost names, strongest first.
+CARRIERS = 3
+
+
+def is_decisive(gap_pct: float | None, probability: float | None) -> bool:
+    """Whether a cheapest option's lead decides on cost: wide enough, in enough draws."""
+    return (
+        gap_pct is not None
+        and probability is not None
+        and gap_pct >= DECISIVE_GAP_PCT - 1e-9
+        and probability >= DECISIVE_PROBABILITY - 1e-9
+    )
+
+
+def overriding_rules(
+    hits: Iterable[tuple[scoring.Rule, scoring.Band]], cheapest: str, allowed: Iterable[str]
+) -> list[scoring.Rule]:
+    """The overriding rules whose answer favours another allowed option over the cheapest:
+    a positive score above the cheapest's."""
+    others = [outcome for outcome in allowed if outcome != cheapest]
+    found = []
+    for rule, band in hits:
+        if not rule.overrides_cost:
+            continue
+        mine = band.scores.get(cheapest, 0)
+        if any(band.scores.get(o, 0) > max(mine, 0) for o in others):
+            found.append(rule)
+    return found
+
+
+def verdict_probability(costs: Mapping[str, Any], odds: Mapping[str, Any] | None) -> float | None:
+    """How often the cost verdict's cheapest option is cheapest in the odds' draws."""
+    cheapest = costs.get("cheapest")
+    if odds is None or cheapest is None:
+        return None
+    probability = odds.get("cheapest_probability", {}).get(cheapest)
+    return None if probability is None else float(probability)
+
+
+def extra_cost(
+    result: scoring.Result, costs: Mapping[str, Any], *, overriding: Sequence[str] = ()
+) -> dict[str, Any] | None:
+    """What the headline costs over the cheapest allowed option, and the answers that carry
+    it: the overriding ones that withheld a decisive gap (`overriding`, criterion keys)
+    first, then those that set the headline furthest above the cheapest. None when the
+    headline is the cheapest, or nothing was compared on cost."""
+    headline = result.recommendation
+    order = cost_model.cost_order(costs)
+    if headline is None or not order or headline == order[0] or headline not in order:
+        return None
+    cheapest = order[0]
+    present = cost_model.outcome_amounts(costs["present_value"], costs.get("hybrid_reduces_to"))
+    amount = float(present[headline]) - float(present[cheapest])
+    return {
+        "outcome": headline,
+        "cheapest": cheapest,
+        "amount": round(amount, 2),
+        "pct": round(amount / float(present[cheapest]) * 100, 1) if present[cheapest] else None,
+        "currency": costs["currency"],
+        "horizon_months": costs["horizon_months"],
+        "answers": _carriers(result.contributions, headline, cheapest, overriding),
+        "overridden": bool(overriding),
+    }
+
+
+def _carriers(
+    contributions: Sequence[scoring.Contribution],
+    headline: str,
+    cheapest: str,
+    overriding: Sequence[str],
+) -> list[dict[str, Any]]:
+    """Per criterion, the points it gave the headline above the cheapest; the largest first."""
+    lead: dict[str, float] = {}
+    first: dict[str, scoring.Contribution] = {}
+    for c in contributions:
+        if c.outcome in (headline, cheapest):
+            sign = 1 if c.outcome == headline else -1
+            lead[c.criterion] = lead.get(c.criterion, 0.0) + sign * c.points
+            first.setdefault(c.criterion, c)
+    ranked = sorted(
+        (key for key in lead if lead[key] > 0),
+        key=lambda key: (key not in overriding, -lead[key]),
+    )
+    return [
+        {
+            "criterion": key,
+            "label": first[key].label.as_dict(),
+            "answer": first[key].answer.as_dict(),
+            "points": round(lead[key], 2),
+            "overrides_cost": key in overriding,
+        }
+        for key in ranked[:CARRIERS]
+    ]
+
+
+def extra_cost_localized(extra: Mapping[str, Any] | None, language: str) -> dict[str, Any] | None:
+    """`extra_cost` with its labels in one language (the shape `decide` and the API print)."""
+    if extra is None:
+        return None
+    chinese = language.startswith("zh")
+    return {
+        **extra,
+        "answers": [
+            {
+                **item,
+                "label": item["label"]["zh" if chinese else "en"],
+                "answer": item["answer"]["zh" if chinese else "en"],
+            }
+            for item in extra["answers"]
+        ],
+    }
+
+
+def result_money(
+    result: scoring.Result,
+    costs: Mapping[str, Any],
+    odds: Mapping[str, Any] | None,
+    *,
+    derived: Mapping[str, Any],
+    language: str,
+) -> dict[str, Any]:
+    """What `decide` and the API add to a result about the verdict and the money: `costs`
+    with `verdict_probability` (a copy: a kept result is never changed), and `summary`
+    with `extra_cost`."""
+    return {
+        "costs": {**costs, "verdict_probability": verdict_probability(costs, odds)},
+        "summary": {
+            "extra_cost": extra_cost_localized(
+                extra_cost(result, costs, overriding=derived.get(OVERRIDDEN_BY) or ()), language
+            )
+        },
+    }

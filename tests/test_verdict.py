@@ -1,0 +1,252 @@
+"""The verdict follows the money (issue 28): a decisive cost gap carries the headline, an
+answer that may override cost keeps a dearer option and the summary says what it costs."""
+
+import json
+from dataclasses import replace
+from itertools import permutations
+
+import pytest
+from django.urls import reverse
+from django.utils.translation import override
+from hypothesis import HealthCheck, given, settings
+
+from decider.engine import costs as cost_model
+from decider.engine import verdict
+from decider.engine.evaluation import answers_evaluate
+from decider.engine.outcomes import OUTCOMES
+from decider.models import Assessment
+from decider.summary import extra_cost_sentence
+from tests.factories import make_answers, make_assessment, shipped_figures, shipped_rulebook
+from tests.test_decide import run_decide
+from tests.test_decisions import answers_documents
+
+RULES = shipped_rulebook()
+# The shipped rule set as it was before the decisive gap had a criterion of its own.
+BEFORE = replace(RULES, rules=tuple(r for r in RULES.rules if r.key != "cost_decisive"))
+# A hyperscaler's H100 prices (per GPU-hour, USD): on demand, 1 and 3 years, spot.
+HYPERSCALER = dict(
+    gpu_hour_on_demand=6.9, gpu_hour_reserved_1y=4.5, gpu_hour_reserved_3y=3.9, gpu_hour_spot=3.5
+)
+
+
+def evaluate(answers, rulebook=RULES, **figures):
+    return answers_evaluate(
+        answers=answers,
+        rulebook=rulebook,
+        figures=shipped_figures(
+            answers.get("gpu_model", "h100"), answers.get("market", "global"), **figures
+        ),
+        odds_seed=1,
+    )
+
+
+def _lab_renting_in_china():
+    """A research lab in mainland China with nothing that binds it to owning: H100s rented
+    at the shipped 12 CNY a GPU-hour (about 70k CNY a server-month, as published in 2025)."""
+    return make_answers(
+        "research_lab",
+        market="cn",
+        gpu_model="h100",
+        residency="none",
+        sensitivity="medium",
+        jurisdiction_concern=False,
+    )
+
+
+def test_a_cloud_far_cheaper_in_every_draw_carries_the_headline():
+    answers = _lab_renting_in_china()
+    evaluation = evaluate(answers)
+    costs = evaluation.costs
+    assert costs["cheapest"] == "cloud" and costs["verdict_gap_pct"] > 50
+    assert verdict.verdict_probability(costs, evaluation.odds) > 0.99
+    assert evaluation.derived["cost_decisive"] == "cloud"
+    assert evaluation.result.recommendation == "cloud"
+    decisive = [c for c in evaluation.result.contributions if c.criterion == "cost_decisive"]
+    assert decisive and max(decisive, key=lambda c: c.points).outcome == "cloud"
+    # Before: the lab's answers outweighed a 58 % gap, and the headline said on-prem.
+    assert evaluate(answers, BEFORE).result.recommendation == "onprem"
+
+
+def test_owning_far_cheaper_in_every_draw_carries_the_headline_the_other_way():
+    # A startup's answers all lean to the cloud, but it runs 256 GPUs at 90 % for five
+    # years at a hyperscaler's prices.
+    answers = make_answers(
+        "startup",
+        gpus=256,
+        utilization_pct=90.0,
+        demand_shape="steady",
+        horizon_years=5,
+        residency="none",
+    )
+    evaluation = evaluate(answers, **HYPERSCALER)
+    assert evaluation.costs["cheapest"] == "onprem"
+    assert evaluation.derived["cost_decisive"] == "onprem"
+    assert evaluation.result.recommendation == "onprem"
+    assert evaluate(answers, BEFORE, **HYPERSCALER).result.recommendation == "cloud"
+
+
+def test_an_answer_that_may_override_cost_keeps_the_dearer_option_and_names_its_price():
+    # Production inference with strict latency: the cloud is far cheaper, on-prem stays.
+    answers = make_answers("inference")
+    evaluation = evaluate(answers)
+    costs, result = evaluation.costs, evaluation.result
+    assert costs["cheapest"] == "cloud" and costs["verdict_gap_pct"] >= 25
+    assert "cost_decisive" not in evaluation.derived
+    assert evaluation.derived["cost_overridden_by"] == ["latency"]
+    assert result.recommendation == "onprem"
+
+    extra = verdict.extra_cost(result, costs, overriding=["latency"])
+    present = cost_model.outcome_amounts(costs["present_value"], costs["hybrid_reduces_to"])
+    assert extra["outcome"] == "onprem" and extra["cheapest"] == "cloud"
+    assert extra["amount"] == pytest.approx(present["onprem"] - present["cloud"], abs=0.01)
+    assert extra["amount"] > 0 and extra["overridden"]
+    assert extra["answers"][0]["criterion"] == "latency"  # the overriding answer first
+    assert all(item["points"] > 0 for item in extra["answers"])
+
+
+def test_a_lead_that_is_slim_or_unsure_is_not_decisive():
+    assert verdict.is_decisive(25.0, 0.9)
+    assert not verdict.is_decisive(24.9, 1.0)
+    assert not verdict.is_decisive(60.0, 0.89)
+    assert not verdict.is_decisive(None, 1.0) and not verdict.is_decisive(40.0, None)
+    # The same lab, its cloud prices seen as anything from half to five times today's:
+    # the gap stays wide on today's figures, but not sure enough to decide.
+    unsure = {**_lab_renting_in_china(), "uncertainty": {"cloud_price": {"low": 0.5, "high": 5}}}
+    evaluation = evaluate(unsure)
+    assert evaluation.costs["verdict_gap_pct"] >= 25
+    assert verdict.verdict_probability(evaluation.costs, evaluation.odds) < 0.9
+    assert "cost_decisive" not in evaluation.derived
+
+
+def test_the_shipped_decisive_weight_outweighs_every_answer_that_may_not_override_cost():
+    """Whatever the other answers, a decisive option beats each other one: the points it
+    gains over it exceed the most the other rules can give the other one (score units)."""
+    decisive = next(r for r in RULES.rules if r.key == "cost_decisive")
+    cost = next(r for r in RULES.rules if r.key == "cost")
+    for cheapest, other in permutations(OUTCOMES, 2):
+        against = sum(
+            rule.weight
+            * max(b.scores.get(other, 0) - b.scores.get(cheapest, 0) for b in rule.bands)
+            for rule in RULES.rules
+            if rule.key not in ("cost", "cost_decisive") and not rule.overrides_cost
+        )
+        band = decisive.band_for(cheapest)
+        clear = cost.band_for(f"{cheapest}_clear")
+        lead = decisive.weight * (band.scores[cheapest] - band.scores[other]) + cost.weight * (
+            clear.scores[cheapest] - clear.scores[other]
+        )
+        assert lead > against, (cheapest, other)
+
+
+@settings(
+    max_examples=150,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(answers=answers_documents())
+def test_the_headline_is_the_decisive_option_or_the_page_says_what_it_costs_extra(answers):
+    evaluation = evaluate(answers)
+    result, costs, derived = evaluation.result, evaluation.costs, evaluation.derived
+    if "cost_decisive" in derived:
+        assert result.recommendation == derived["cost_decisive"]
+    order = cost_model.cost_order(costs)
+    extra = verdict.extra_cost(result, costs, overriding=derived.get("cost_overridden_by") or ())
+    if result.recommendation in order and result.recommendation != order[0]:
+        assert extra is not None and extra["amount"] >= 0
+        assert extra["outcome"] == result.recommendation and extra["cheapest"] == order[0]
+    else:
+        assert extra is None
+    if derived.get("cost_overridden_by") and extra is not None:
+        assert extra["answers"][0]["criterion"] in derived["cost_overridden_by"]
+
+
+# --- what decide, the API and the page say ----------------------------------------
+
+
+def test_decide_prints_the_gap_its_probability_and_the_extra_cost(rules, tmp_path, capsys):
+    code, out, _err = run_decide(tmp_path, capsys, make_answers("inference"), "--format", "json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["recommendation"] == "onprem"
+    assert data["costs"]["verdict_gap_pct"] == data["costs"]["cheapest_gap_pct"] >= 25
+    assert data["costs"]["verdict_probability"] == pytest.approx(
+        data["odds"]["cheapest_probability"]["cloud"]
+    )
+    extra = data["summary"]["extra_cost"]
+    assert extra["outcome"] == "onprem" and extra["cheapest"] == "cloud"
+    assert extra["answers"][0] == {
+        "criterion": "latency",
+        "label": "Strict inference latency",
+        "answer": "Inference needs strict latency and deterministic performance",
+        "points": extra["answers"][0]["points"],
+        "overrides_cost": True,
+    }
+    # The cheapest headline has nothing extra to pay.
+    code, out, _err = run_decide(tmp_path, capsys, make_answers("startup"), "--format", "json")
+    assert json.loads(out)["summary"] == {"extra_cost": None}
+
+
+def test_the_api_document_carries_the_same_keys(rules, client):
+    response = client.post(
+        reverse("decider-api-assessments"),
+        make_answers("inference"),
+        content_type="application/json",
+        HTTP_ACCEPT_LANGUAGE="zh-hans",
+    )
+    assert response.status_code == 201
+    result = response.json()["result"]
+    assert result["summary"]["extra_cost"]["answers"][0]["label"] == "推理延迟要求"
+    assert result["costs"]["verdict_probability"] > 0.9
+    read = client.get(response.json()["view_json_url"], HTTP_ACCEPT_LANGUAGE="zh-hans")
+    read = read.json()["result"]
+    assert read["summary"] == result["summary"]
+
+
+def test_the_result_page_says_what_the_dearer_headline_costs(rules, client):
+    from decider.services import assessment_score
+
+    assessment, edit, _view = make_assessment(answers=make_answers("inference"))
+    assessment_score(assessment)
+    assessment = Assessment.objects.get(pk=assessment.pk)
+    page = client.get(reverse("decider-result", args=[edit])).content.decode()
+    assert 'id="extra-cost"' in page
+    shown = page.split('id="extra-cost"')[1].split("</p>")[0]
+    assert "more than Cloud GPU platform over 36 months in present value" in shown
+    overriding, others = shown.split("sets it aside:")[1].split("The answers that carry it:")
+    assert "Strict inference latency" in overriding
+    assert "Expected average GPU utilization" in others and "70 % or more" not in others
+    with override("zh-hans"):
+        sentence = extra_cost_sentence(
+            verdict.extra_cost(
+                assessment.scoring_result(),
+                cost_model.costs_compute(
+                    answers=_cost_answers(assessment), figures=shipped_figures("h100")
+                ),
+                overriding=["latency"],
+            ),
+            "USD",
+        )
+    assert "推理延迟要求" in sentence and "自建" in sentence
+
+
+def _cost_answers(assessment):
+    from decider.engine.evaluation import cost_answers
+
+    return cost_answers(
+        assessment.answers, excluded=frozenset(assessment.result["scoring"]["excluded"])
+    )
+
+
+def test_an_admin_s_overriding_flag_survives_export_and_import(rules):
+    from decider.models import RuleSet
+    from decider.rulesets import ruleset_export, ruleset_import
+
+    document = ruleset_export(RuleSet.current())
+    flags = {c["key"]: c["overrides_cost"] for c in document["criteria"]}
+    assert flags["latency"] and flags["residency"] and not flags["utilization"]
+    document["criteria"] = [
+        {**c, "overrides_cost": c["key"] == "utilization"} for c in document["criteria"]
+    ]
+    copy = ruleset_import(document, publish=False)
+    again = {c["key"]: c["overrides_cost"] for c in ruleset_export(copy)["criteria"]}
+    assert again["utilization"] and not again["latency"]
