@@ -33,6 +33,68 @@ GROWING = Future(growth_pct=30)
 
 
 Row = tuple[int, int, float, float, float, float]  # gpus, months, odds, model, plan, model
+WHOLE_TARGET_MS = 100.0
+
+
+def _rulebook():
+    import json
+
+    from decider.engine.ruledocs import rulebook_from_document
+
+    document = json.loads((ROOT / "fixtures" / "ruleset.json").read_text(encoding="utf-8"))
+    return rulebook_from_document(document)
+
+
+def whole_cases() -> list[tuple[str, dict]]:
+    """The source's personas, and two answers of issue 28: a lab renting in China, and a
+    startup growing from 16 to 256 GPUs."""
+    import copy
+
+    from decider.personas import PRESETS
+
+    cases = [(name, copy.deepcopy(preset["answers"])) for name, preset in PRESETS.items()]
+    lab = copy.deepcopy(PRESETS["research_lab"]["answers"])
+    lab.update(market="cn", residency="none", sensitivity="medium", jurisdiction_concern=False)
+    grows = copy.deepcopy(PRESETS["startup"]["answers"])
+    grows.update(gpus=16, horizon_years=5, utilization_pct=80.0, demand_shape="steady")
+    grows["growth_years"] = [
+        {"base_gpus": b, "peak_gpus": p}
+        for b, p in ((12, 16), (30, 40), (80, 100), (200, 256), (200, 256))
+    ]
+    return [*cases, ("China lab, renting", lab), ("startup 16 → 256", grows)]
+
+
+def measure_whole() -> list[tuple[str, float, float]]:
+    """One assessment's whole computation, as a new result's first view pays it: scoring
+    (the cost model, and the odds when the lead may be decisive), the odds and the plan."""
+    from decider.engine.evaluation import answers_evaluate, answers_odds, answers_plan, cost_answers
+    from decider.engine.figures import figures_select
+    from decider.engine.markets import market_of
+    from tests.factories import shipped_figure_rows
+
+    rulebook = _rulebook()
+    rows = []
+    for name, answers in whole_cases():
+        figures = figures_select(
+            rows=shipped_figure_rows(market_of(answers).key), gpu_model=answers["gpu_model"]
+        )
+
+        def whole(answers=answers, figures=figures) -> None:
+            found = answers_evaluate(answers=answers, rulebook=rulebook, figures=figures)
+            excluded = found.result.excluded
+            if found.odds is None:
+                answers_odds(answers=answers, figures=found.figures, excluded=excluded, seed=0)
+            answers_plan(answers=answers, figures=found.figures, excluded=excluded)
+
+        plain = cost_answers(answers)
+        whole_ms, model_ms = alternating_ms(
+            whole,
+            lambda a=plain, f=figures: costs_compute(answers=a, figures=f),
+            runs=RUNS,
+            warmup=2,
+        )
+        rows.append((name, whole_ms, model_ms))
+    return rows
 
 
 def measure() -> list[Row]:
@@ -57,7 +119,7 @@ def measure() -> list[Row]:
     return rows
 
 
-def section(rows: list[Row]) -> str:
+def section(rows: list[Row], whole: list[tuple[str, float, float]]) -> str:
     worst = max(rows, key=lambda row: row[2])
     slowest_plan = max(rows, key=lambda row: row[4])
     lines = [
@@ -93,6 +155,24 @@ def section(rows: list[Row]) -> str:
         f"median, at most {slowest_plan[4]:.1f} ms ({slowest_plan[0]:,} GPUs over "
         f"{slowest_plan[1]} months).",
         "",
+        "### One assessment's whole computation (issue 28)",
+        "",
+        "Scoring (the cost model, and the odds when the cheapest leads by 25 % or more), the "
+        "odds and the plan, as a new result's first view pays them, against the cost model "
+        f"alone in the same run; median of {RUNS}.",
+        "",
+        "| answers | whole (ms) | cost model (ms) | whole × cost model |",
+        "|---|---:|---:|---:|",
+        *(
+            f"| {name} | {whole_ms:.1f} | {model_ms:.2f} | {whole_ms / model_ms:.1f} |"
+            for name, whole_ms, model_ms in whole
+        ),
+        "",
+        f"- Target: ≤ {WHOLE_TARGET_MS:.0f} ms — "
+        f"{'met' if max(w for _n, w, _m in whole) <= WHOLE_TARGET_MS else 'not met'} "
+        f"(worst {max(w for _n, w, _m in whole):.1f} ms, "
+        f"{max(w / m for _n, w, m in whole):.1f}× the cost model at most).",
+        "",
     ]
     return "\n".join(lines)
 
@@ -101,7 +181,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--write", action="store_true", help="update docs/BENCHMARKS.md")
     args = parser.parse_args()
-    report(SECTION, section(measure()), write=args.write)
+    report(SECTION, section(measure(), measure_whole()), write=args.write)
 
 
 if __name__ == "__main__":

@@ -379,9 +379,22 @@ def _schemas() -> dict[str, Any]:
                 "first_successor_month, options [{own, month, gpus, present_value, "
                 "cheaper_than_current_pct}], best, worth [{year, running, cloud_equivalent}], "
                 "outlived_month}: this generation or the next, `odds` {draws, growth, "
-                "present_value {plan: {p10, p50, p90}}, staged_cheaper_pct}: how sure the "
-                "plan is, `future`.",
+                "present_value {plan: {p10, p50, p90}}, beats, staged_cheaper_pct}: how sure "
+                "the plan is, `future`. The plan recommended: `chosen_plan` (staged or "
+                "cloud_only), `chosen` [{month, action (own or rent), gpu_model, gpus, reason}], "
+                "`marginal` (the search's plan saved under 5 % against cloud only, or won in "
+                "under half the draws: cloud only keeps the choices open), `alternatives` "
+                "[{plan, present_value, beats_chosen_pct}], `financing` (null with capital up "
+                "front) {rate, term_months, factor}.",
                 "required": ["stages", "present_value", "timeline"],
+            },
+            "summary": {
+                "type": "object",
+                "description": "`extra_cost`: null when the headline is the cheapest allowed "
+                "option; else {outcome, cheapest, amount, pct, currency, horizon_months, "
+                "overridden, answers [{criterion, label, answer, points, overrides_cost}]}: "
+                "what the headline costs over the cheapest in present value, and the answers "
+                "that carry it.",
             },
         },
     }

@@ -486,9 +486,28 @@ def plan_sentence(plan: dict) -> str:
         sentence = (
             _("Cloud only until month %(month)s. ") % {"month": stages[0]["month"]} + sentence
         )
+    if plan.get("marginal"):
+        wins = ((plan.get("odds") or {}).get("staged_cheaper_pct") or {}).get("cloud_only")
+        return _(
+            "Cloud only, keeping the choices open: the best plan that owns GPUs (%(steps)s) "
+            "would save %(amount)s against renting throughout (present value) and cost less "
+            "in %(share)s %% of the draws, too little to commit to."
+        ) % {
+            "steps": steps,
+            "amount": _money(pv["cloud_only"] - pv["staged"], currency),
+            "share": f"{wins:.0f}" if wins is not None else "?",
+        }
     if pv["cloud_only"] is not None:
         sentence += " " + _("It costs %(amount)s less than cloud only (present value).") % {
             "amount": _money(pv["cloud_only"] - pv["staged"], currency)
+        }
+    if plan.get("financing"):
+        sentence += " " + _(
+            "With no capital up front, the purchases are financed at %(rate)s %% a year over "
+            "%(months)s months."
+        ) % {
+            "rate": f"{plan['financing']['rate'] * 100:g}",
+            "months": plan["financing"]["term_months"],
         }
     return sentence
 

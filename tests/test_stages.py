@@ -5,6 +5,7 @@ import json
 
 import pytest
 
+from decider.charts import plan_sentence
 from decider.engine.costs import costs_compute
 from decider.engine.questionnaire import answers_validate
 from decider.engine.stages import Future, plan_compute
@@ -218,14 +219,23 @@ def test_the_result_page_shows_the_stages_their_reasons_and_the_timeline(client,
     from tests.factories import make_assessment
 
     answers = {
-        **make_answers("startup", horizon_years=5, gpus=16, has_datacenter=True, ops_fte=0.0),
+        **make_answers(
+            "startup",
+            horizon_years=5,
+            gpus=16,
+            has_datacenter=True,
+            ops_fte=0.0,
+            capex_available=True,
+        ),
         "growth_years": [{"base_gpus": b, "peak_gpus": p} for b, p in YEARS],
-        "costs": {"gpu_hour_reserved_3y": 2.35},  # the startup's: no 3-year discount
+        "costs": {"gpu_hour_reserved_3y": 2.5},  # the startup's: a small 3-year discount
     }
     _assessment, edit, _view = make_assessment(answers=answers)
     page = client.get(reverse("decider-result", args=[edit])).content.decode()
     assert "A plan in stages" in page and 'id="chart-plan"' in page
-    assert "Cloud only until month 12." in page
+    # Owning from month 12 saves under 5 %: marginal, so cloud only keeps the choices open,
+    # and the page lists the stages it weighed.
+    assert "Cloud only, keeping the choices open: the best plan that owns GPUs" in page
     assert "Month 12 (ordered in month 9): own 32 GPUs." in page
     assert "without this stage the plan would cost" in page
     # How sure: the plan against cloud only over the draws of growth and prices.
@@ -235,7 +245,7 @@ def test_the_result_page_shows_the_stages_their_reasons_and_the_timeline(client,
     chinese = client.get(
         reverse("decider-result", args=[edit]), headers={"Accept-Language": "zh-hans"}
     )
-    assert "第 12 个月之前只用云" in chinese.content.decode()
+    assert "只用云，保留选择余地" in chinese.content.decode()
 
 
 @pytest.mark.django_db
@@ -384,3 +394,85 @@ def test_the_answers_set_the_growth_range_the_plan_draws_from():
     wide, wide_spread = spread({"growth": {"low": 0.3, "high": 2.0}})
     assert narrow == {"low": 0.9, "high": 1.1} and wide == {"low": 0.3, "high": 2.0}
     assert narrow_spread < wide_spread
+
+
+# --- the plan recommended: robust, not lucky (issue 28) ---------------------------------
+
+
+def test_a_plan_that_buys_on_a_one_percent_edge_is_marginal_and_keeps_the_choices_open():
+    plan = _plan()  # 16 -> 256 GPUs: owning in stages saves about 1 % against cloud only
+    pv = plan["present_value"]
+    assert plan["stages"] and pv["staged"] < pv["cloud_only"]
+    assert (pv["cloud_only"] - pv["staged"]) / pv["cloud_only"] < 0.05
+    assert plan["marginal"] is True
+    assert plan["chosen_plan"] == "cloud_only"
+    assert [stage["action"] for stage in plan["chosen"]] == ["rent"]
+    staged = next(a for a in plan["alternatives"] if a["plan"] == "staged")
+    assert staged["present_value"] == pv["staged"]
+    assert staged["beats_chosen_pct"] == plan["odds"]["staged_cheaper_pct"]["cloud_only"]
+    assert "too little to commit to" in plan_sentence(plan)
+
+
+def test_a_plan_that_saves_a_lot_in_most_draws_is_the_one_recommended():
+    plan = _plan(gpu_hour_reserved_3y=3.5, gpu_hour_on_demand=4.0)  # a dearer cloud
+    pv = plan["present_value"]
+    assert (pv["cloud_only"] - pv["staged"]) / pv["cloud_only"] > 0.05
+    assert plan["odds"]["staged_cheaper_pct"]["cloud_only"] > 50
+    assert plan["marginal"] is False and plan["chosen_plan"] == "staged"
+    assert [(s["month"], s["gpus"]) for s in plan["chosen"]] == [
+        (s["month"], s["added_gpus"]) for s in plan["stages"]
+    ]
+    assert all(s["action"] == "own" and s["gpu_model"] == "h100" for s in plan["chosen"])
+    # No plan the search weighed is cheaper than the one recommended.
+    assert all(a["present_value"] >= pv["staged"] for a in plan["alternatives"])
+    assert {a["plan"] for a in plan["alternatives"]} == {"cloud_only", "commit_now"}
+
+
+def test_data_that_may_not_leave_is_owned_however_small_the_edge():
+    answers = make_cost_answers(**{**STARTUP, "cloud_share": 0.5})
+    plan = _plan(answers=answers)
+    assert plan["present_value"]["cloud_only"] is None
+    assert plan["chosen_plan"] == "staged" and plan["marginal"] is False
+    assert "may not leave" in plan["chosen"][0]["reason"]
+
+
+def test_with_no_capital_up_front_the_plan_finances_what_it_buys():
+    dearer_cloud = {"gpu_hour_reserved_3y": 3.5, "gpu_hour_on_demand": 4.0}
+    cash = _plan(**dearer_cloud)
+    answers = make_cost_answers(**{**STARTUP, "capex_available": False})
+    financed = _plan(answers=answers, **dearer_cloud)
+    assert cash["financing"] is None
+    assert financed["financing"]["rate"] == 0.1 and financed["financing"]["term_months"] == 36
+    # Instalments at 10 % cost more, in present value at 8 %, than paying at once.
+    assert financed["financing"]["factor"] > 1
+    assert financed["present_value"]["staged"] > cash["present_value"]["staged"]
+    assert financed["present_value"]["cloud_only"] == cash["present_value"]["cloud_only"]
+    assert "financed at 10 % a year over 36 months" in plan_sentence(financed)
+    # At a finance rate equal to the cost of capital, financing costs nothing extra.
+    even = _plan(answers=answers, finance_rate=0.08, **dearer_cloud)
+    assert even["financing"]["factor"] == pytest.approx(1.0)
+    assert even["present_value"]["staged"] == pytest.approx(cash["present_value"]["staged"])
+
+
+def test_decide_prints_the_plan_recommended_its_alternatives_and_its_financing(
+    rules, tmp_path, capsys
+):
+    from tests.test_decide import run_decide
+
+    answers = {
+        **make_answers("startup", horizon_years=5, gpus=16, has_datacenter=True, ops_fte=0.0),
+        "growth_years": [{"base_gpus": b, "peak_gpus": p} for b, p in YEARS],
+        "costs": {"gpu_hour_reserved_3y": 3.5, "gpu_hour_on_demand": 4.0},
+    }
+    for capex in (True, False):
+        code, out, _err = run_decide(
+            tmp_path, capsys, {**answers, "capex_available": capex}, "--format", "json"
+        )
+        assert code == 0
+        plan = json.loads(out)["plan"]
+        assert plan["marginal"] is False and plan["chosen_plan"] == "staged"
+        assert {"month", "action", "gpu_model", "gpus", "reason"} <= set(plan["chosen"][0])
+        assert all(
+            set(a) == {"plan", "present_value", "beats_chosen_pct"} for a in plan["alternatives"]
+        )
+        assert (plan["financing"] is None) == capex  # no capital: nothing bought outright

@@ -9,10 +9,11 @@ import pytest
 from django.urls import reverse
 from django.utils.translation import override
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from decider.engine import costs as cost_model
 from decider.engine import verdict
-from decider.engine.evaluation import answers_evaluate
+from decider.engine.evaluation import answers_evaluate, answers_plan
 from decider.engine.outcomes import OUTCOMES
 from decider.models import Assessment
 from decider.summary import extra_cost_sentence
@@ -250,3 +251,42 @@ def test_an_admin_s_overriding_flag_survives_export_and_import(rules):
     copy = ruleset_import(document, publish=False)
     again = {c["key"]: c["overrides_cost"] for c in ruleset_export(copy)["criteria"]}
     assert again["utilization"] and not again["latency"]
+
+
+# --- one future: the cost section and the plan price the cloud alike --------------------
+
+
+@settings(
+    max_examples=120,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(answers=answers_documents(), fall=st.sampled_from([0.0, 10.0, 35.0]))
+def test_the_cost_section_s_cheapest_cloud_is_the_plan_s_cloud_only(answers, fall):
+    """With today's demand held, the cheapest cloud option of the cost section costs what
+    the plan's cloud only costs, a yearly fall of cloud prices included."""
+    answers = {**answers, "cloud_price_fall_pct": fall}
+    answers.pop("growth_pct", None)
+    evaluation = evaluate(answers)
+    plan = answers_plan(
+        answers=answers, figures=evaluation.figures, excluded=evaluation.result.excluded
+    )
+    cloud_only = plan["present_value"]["cloud_only"]
+    if cloud_only is None:  # data that may not leave: there is no cloud only
+        return
+    present = evaluation.costs["present_value"]
+    cheapest = min(present[option] for option in cost_model.CLOUD_OPTIONS)
+    assert cloud_only == pytest.approx(cheapest, rel=1e-6, abs=0.02)
+
+
+def test_a_faster_fall_of_cloud_prices_lowers_the_cost_section_s_cloud_and_moves_the_verdict():
+    answers = make_answers("research_lab", residency="none", jurisdiction_concern=False)
+    slow = evaluate({**answers, "cloud_price_fall_pct": 10.0}).costs
+    fast = evaluate({**answers, "cloud_price_fall_pct": 50.0}).costs
+    for option in cost_model.CLOUD_OPTIONS:
+        assert fast["totals"][option] < slow["totals"][option]
+    assert fast["totals"]["onprem"] == slow["totals"]["onprem"] or (
+        fast["totals"]["onprem"] < slow["totals"]["onprem"]  # only its cloud bridge falls
+    )
+    held = evaluate(answers).costs
+    assert held["verdict"].startswith("onprem") and fast["verdict"].startswith("cloud")

@@ -38,8 +38,11 @@ def lines_total(lines: list[Line]) -> float:
     )
 
 
-def lines_monthly(lines: list[Line], months: int) -> np.ndarray:
-    """Amounts per line (rows) and month 0..months (columns)."""
+def lines_monthly(
+    lines: list[Line], months: int, *, path: Mapping[str, np.ndarray] | None = None
+) -> np.ndarray:
+    """Amounts per line (rows) and month 0..months (columns). `path`: by line name, a
+    factor per month on today's amount (a cloud price that falls over the horizon)."""
     month = np.arange(months + 1, dtype=float)
     amount = np.array([line.amount for line in lines], dtype=float)[:, None]
     start = np.array([line.start for line in lines], dtype=float)[:, None]
@@ -49,15 +52,24 @@ def lines_monthly(lines: list[Line], months: int) -> np.ndarray:
     share = np.clip(np.minimum(end, month) - np.maximum(start, month - 1), 0.0, None)
     paid_once = np.isclose(month, np.ceil(end))
     amounts: np.ndarray = amount * np.where(monthly, share, paid_once)
+    if path:
+        for row, line in enumerate(lines):
+            if line.name in path:
+                amounts[row] *= path[line.name]
     return amounts
 
 
-def cashflow_frame(lines_by_option: Mapping[str, list[Line]], months: int) -> pd.DataFrame:
+def cashflow_frame(
+    lines_by_option: Mapping[str, list[Line]],
+    months: int,
+    *,
+    path: Mapping[str, np.ndarray] | None = None,
+) -> pd.DataFrame:
     """Monthly cash flow (rows: months 0..H) per option and line (MultiIndex columns)."""
     blocks = []
     columns = []
     for option, lines in lines_by_option.items():
-        blocks.append(lines_monthly(lines, months))
+        blocks.append(lines_monthly(lines, months, path=path))
         columns += [(option, line.name) for line in lines]
     return pd.DataFrame(
         np.vstack(blocks).T,

@@ -108,6 +108,8 @@ class CostAnswers:
     cloud_share: float = 1.0  # share of the work whose data may run in the cloud, 0..1
     excluded: frozenset[str] = field(default_factory=frozenset)  # outcomes the rules exclude
     prices_in: str = "USD"  # the currency of the price set (its market's, markets.py)
+    capex_available: bool = True  # False: the plan finances what it buys (engine/stages.py)
+    cloud_fall_pct: float = 0.0  # a year: cloud GPU-hour prices this much lower each year
     workload: str = "training"  # which speed against an H100 counts: training or inference
 
     def __post_init__(self) -> None:
@@ -565,11 +567,25 @@ def h100_equivalent(params: Mapping[str, float], workload: str) -> float:
     return (train + infer) / 2 if workload == "mixed" else train
 
 
+# The lines priced by the cloud GPU-hour: they follow its yearly fall (the plan's path).
+CLOUD_PRICED = ("gpu", "gpu_committed", "bridge")
+
+
+def price_path(answers: CostAnswers) -> dict[str, np.ndarray] | None:
+    """The cloud price over the horizon, × today's, for each line priced by it (None when
+    prices are held): (1 - fall) ** (month / 12), as engine/stages.py's Future prices it."""
+    if not answers.cloud_fall_pct:
+        return None
+    months = np.arange(answers.horizon_months + 1, dtype=float)
+    factor = (1 - answers.cloud_fall_pct / 100) ** (months / 12)
+    return dict.fromkeys(CLOUD_PRICED, factor)
+
+
 def _cashflow(params: Mapping[str, float], answers: CostAnswers, hybrid: _Plan) -> pd.DataFrame:
     """Monthly cash flow in USD (rows: months 0..H) per option and cost line, unrounded."""
     plans = _plans(params, answers, hybrid)
     lines = {option: _option_lines(params, answers, option, plans[option]) for option in OPTIONS}
-    return cashflow_frame(lines, answers.horizon_months)
+    return cashflow_frame(lines, answers.horizon_months, path=price_path(answers))
 
 
 # --- verdict -------------------------------------------------------------

@@ -62,6 +62,8 @@ def cost_answers(
         excluded=excluded,
         prices_in=markets.market_of(answers).currency,
         workload=answers.get("workload", "training"),
+        capex_available=bool(answers.get("capex_available", True)),
+        cloud_fall_pct=float(answers.get("cloud_price_fall_pct") or 0.0),
     )
 
 

@@ -413,6 +413,25 @@ FIGURES: dict[str, FigureSpec] = {
             kind="share",
             max=1,
         ),
+        # Read by the plan when the answers say no capital is available up front.
+        _spec(
+            "finance_rate",
+            "Equipment finance rate (no capital up front)",
+            "设备融资利率（无前期资本时）",
+            "share (0–1) a year",
+            "每年的比例（0–1）",
+            kind="share",
+            max=1,
+        ),
+        _spec(
+            "finance_term_months",
+            "Equipment finance term",
+            "设备融资期限",
+            "months (0: paid at once)",
+            "月（0 表示一次付清）",
+            whole=True,
+            max=120,
+        ),
         _spec(
             "perf_train_vs_h100",
             "Training speed against an H100",

@@ -47,6 +47,7 @@ from decider.engine.costs import (
     CostAnswers,
     costs_chosen,
     outcome_amounts,
+    price_path,
 )
 from decider.engine.figures import Figure, figures_values
 from decider.engine.i18n import gettext, gettext_noop
@@ -324,7 +325,7 @@ def _grid(
                 # (groups, lines) @ (lines, months + 1): each group's cost per month.
                 member = np.zeros((len(_GROUPS), len(lines)))
                 member[[_group(line.name) for line in lines], np.arange(len(lines))] = 1.0
-                by_group = member @ lines_monthly(lines, months)
+                by_group = member @ lines_monthly(lines, months, path=price_path(answers))
                 present[option][i, j] = by_group @ discount
                 cumulative[option][i, j] = np.cumsum(by_group, axis=1)[:, band_months]
     return _Grid(us, ts, present, cumulative)

@@ -229,6 +229,7 @@ class _World:
     discount: np.ndarray
     home_share: float  # the share of the work whose data may not leave
     hardware: np.ndarray | None = None  # the hardware price by order month, × today's
+    finance: float = 1.0  # what a purchase costs in present value per unit of its price
     _hires: dict[tuple[int, int], float] = field(default_factory=dict)
 
     @property
@@ -275,10 +276,8 @@ def _running(world: _World, gpus: np.ndarray, months: np.ndarray) -> np.ndarray:
     # much of the time that committing them costs less (as the cost model chooses its block).
     steady, peaked = _rented(world, base, gpus), _rented(world, peak, gpus)
     committed, price = world.committed[months], world.price[months]
-    block = np.where(q * price > committed, peaked, steady)
-    bursts = q * (peaked - block)
-    renting = block + bursts > 1e-9
-    cloud = (block * committed + bursts * price) * HOURS_PER_MONTH
+    renting = (1 - q) * steady + q * peaked > 1e-9
+    cloud = _renting(steady, peaked, q, committed, price) * HOURS_PER_MONTH
     cloud_fixed = np.where(
         renting | ~owned,
         answers.dataset_tb * p["cloud_storage_tb_month"]
@@ -292,9 +291,25 @@ def _running(world: _World, gpus: np.ndarray, months: np.ndarray) -> np.ndarray:
             for n, r in zip(nodes.ravel(), rented_nodes.ravel(), strict=True)
         ]
     ).reshape(nodes.shape)
-    people = staff * p["fte_cost"] / 12
+    # Hired people are paid from when they join (the cost model's rule); owned hardware
+    # cannot run before then, so only a cloud platform's hires are ever waited for.
+    joined = np.clip(months - p["hiring_months"], 0, 1)
+    people = staff * p["fte_cost"] / 12 * joined
     total: np.ndarray = power + colo + maintenance + licences + cloud + cloud_fixed + people
     return total
+
+
+def _renting(
+    low: np.ndarray, high: np.ndarray, q: float, committed: np.ndarray, price: np.ndarray
+) -> np.ndarray:
+    """The hourly cost of renting `low` GPUs (1 - q of the time) and `high` (q of it): a
+    block of whole GPUs committed, the rest on demand. The block is the cheapest of none,
+    the base level either side and the peak level, as the cost model chooses it
+    (costs._best_commitment), so that with today's demand the two price the cloud alike."""
+    blocks = np.stack([np.zeros_like(low), np.floor(low), np.ceil(low), np.ceil(high)])
+    overflow = (1 - q) * np.maximum(low - blocks, 0) + q * np.maximum(high - blocks, 0)
+    cost: np.ndarray = (blocks * committed + overflow * price).min(axis=0)
+    return cost
 
 
 def _rented(world: _World, demand: np.ndarray, gpus: np.ndarray) -> np.ndarray:
@@ -364,6 +379,7 @@ def _buy(world: _World, added: np.ndarray, first: np.ndarray, arrives: int) -> n
     hires = staff_needed(p, world.answers, owned_nodes=1, rented_nodes=0)[0]
     paid = servers * (1 + p["spares_share"])
     paid = paid + np.where(first, p["setup_cost"] + storage * price + hires * p["hire_cost"], 0)
+    paid = paid * world.finance  # in instalments when no capital is available
     resold = hardware * resale_share(p, (world.months - arrives) / 12) * p["residual_value"]
     value = paid * world.discount[ordered] - resold * world.discount[world.months]
     return np.where(nodes > 0, value, 0.0)
@@ -409,14 +425,24 @@ def _before(world: _World, decisions: list[int]) -> float:
     """Months 1 .. the first decision: nothing owned yet (all rented, home work waits)."""
     months = np.arange(1, (decisions[0] if decisions else world.months) + 1)
     if not len(months):
-        return 0.0
-    return float((_running(world, np.zeros(len(months)), months) * world.discount[months]).sum())
+        return _recruiting(world)
+    running = _running(world, np.zeros(len(months)), months) * world.discount[months]
+    return _recruiting(world) + float(running.sum())
+
+
+def _recruiting(world: _World) -> float:
+    """Recruiting the cloud platform's team, paid in month 0 as the cost model pays it:
+    every plan rents first, as nothing owned can arrive in month 1."""
+    p = world.params
+    rented = world.nodes(float(world.peak[1])) if world.months else 0
+    _owned, hires = staff_needed(p, world.answers, owned_nodes=0, rented_nodes=rented)
+    return hires * p["hire_cost"]
 
 
 def _path_cost(world: _World, decisions: list[int], path: tuple[int, ...]) -> float:
     """The present value of holding `path[j]` GPUs from decisions[j] on."""
     held = np.zeros(world.months + 1)
-    total, owned = 0.0, 0
+    total, owned = _recruiting(world), 0
     for start, level in zip(decisions, path, strict=True):
         if level > owned:
             total += float(_buy(world, np.array(level - owned), np.array(owned == 0), start))
@@ -484,8 +510,34 @@ def plan_compute(
     generation = next_generation(market, gpu_model)
     ranges = {**odds.ranges_of(None), **(ranges or {})}  # an input not given: its default
     drawn = odds.draw(ranges, seed=seed)
+    paths = {
+        "staged": staged.levels,
+        "commit_now": commit_path,
+        **({"cloud_only": tuple(0 for _ in decisions)} if cloud_cost is not None else {}),
+    }
+    found_odds = (
+        None
+        if not decisions
+        else _plan_odds(
+            params, answers, future, decisions, paths, ranges=ranges, drawn=drawn, rate=rate
+        )
+    )
+    present = {"staged": staged.cost, "commit_now": commit_cost, "cloud_only": cloud_cost}
+    chosen, marginal = _chosen(stages, present, found_odds)
     return {
         "currency": currency,
+        # The plan recommended: the search's, or cloud only when its edge is marginal.
+        "chosen_plan": chosen,
+        "chosen": _chosen_stages(chosen, stages, world, decisions, gpu_model, present, rate),
+        "marginal": marginal,
+        "alternatives": _alternatives(chosen, present, found_odds, rate, same_as_cloud=not stages),
+        "financing": None
+        if answers.capex_available
+        else {
+            "rate": params["finance_rate"],
+            "term_months": int(params["finance_term_months"]),
+            "factor": round(world.finance, 4),
+        },
         "stages": [
             {
                 "month": s.month,
@@ -530,28 +582,101 @@ def plan_compute(
             drawn=drawn,
             rate=rate,
         ),
-        "odds": None
-        if not decisions
-        else _plan_odds(
-            params,
-            answers,
-            future,
-            decisions,
-            {
-                "staged": staged.levels,
-                "commit_now": commit_path,
-                **({"cloud_only": tuple(0 for _ in decisions)} if cloud_cost is not None else {}),
-            },
-            ranges=ranges,
-            drawn=drawn,
-            rate=rate,
-        ),
+        "odds": found_odds,
         "future": {
             "growth_pct_per_year": future.growth_pct if not future.years else None,
             "years": [{"base_gpus": b, "peak_gpus": p} for b, p in future.years],
             "cloud_fall_pct_per_year": future.cloud_fall_pct,
         },
     }
+
+
+# A staged plan that saves less than this share of cloud only, or costs less in fewer than
+# this share of the odds' draws, is marginal: cloud only keeps the choices open instead.
+MARGINAL_EDGE_PCT = 5.0
+MARGINAL_DRAWS_PCT = 50.0
+
+
+def _chosen(
+    stages: list[Stage], present: Mapping[str, float | None], found: Mapping[str, Any] | None
+) -> tuple[str, bool]:
+    """(the plan recommended, whether the search's plan was marginal). Owning must earn its
+    commitment: against cloud only by MARGINAL_EDGE_PCT, in at least MARGINAL_DRAWS_PCT of
+    the draws, or renting throughout keeps the choices open (the data allowing it)."""
+    cloud, staged = present["cloud_only"], present["staged"]
+    if not stages:
+        return ("cloud_only" if cloud is not None else "staged"), False
+    if cloud is None or staged is None:
+        return "staged", False  # data that may not leave: owning is no choice
+    edge = (cloud - staged) / cloud * 100 if cloud > 0 else 0.0
+    wins = (found or {}).get("staged_cheaper_pct", {}).get("cloud_only")
+    marginal = edge < MARGINAL_EDGE_PCT or (wins is not None and wins < MARGINAL_DRAWS_PCT)
+    return ("cloud_only" if marginal else "staged"), marginal
+
+
+def _chosen_stages(
+    chosen: str,
+    stages: list[Stage],
+    world: _World,
+    decisions: list[int],
+    gpu_model: str,
+    present: Mapping[str, float | None],
+    rate: float,
+) -> list[dict[str, Any]]:
+    """The recommended plan's stages: each with its month, action, GPU model, GPUs and why."""
+    if chosen == "cloud_only":
+        return [
+            {
+                "month": 0,
+                "action": "rent",
+                "gpu_model": gpu_model,
+                "gpus": int(world.nodes(float(world.peak[1:].max())) * world.per_node),
+                "reason": gettext(
+                    "Renting throughout costs least, or owning saves too little, or in too few "
+                    "of the draws, to be worth the commitment: the choices stay open."
+                ),
+            }
+        ]
+    rows = []
+    for i, stage in enumerate(stages):
+        required = _required(world, decisions, stage, stages[i - 1] if i else None)
+        rows.append(
+            {
+                "month": stage.month,
+                "order_month": stage.ordered,
+                "action": "own",
+                "gpu_model": gpu_model,
+                "gpus": stage.added_gpus,
+                "owned_gpus": stage.owned_gpus,
+                "reason": gettext("The data may not leave the premises: owned GPUs must hold it.")
+                if required
+                else gettext("Owning these GPUs from this month costs less than renting them."),
+            }
+        )
+    return rows
+
+
+def _alternatives(
+    chosen: str,
+    present: Mapping[str, float | None],
+    found: Mapping[str, Any] | None,
+    rate: float,
+    *,
+    same_as_cloud: bool,
+) -> list[dict[str, Any]]:
+    """The plans the search weighed beside the chosen one: present value, and the share of
+    the draws in which each costs less than the chosen plan (`same_as_cloud`: the search's
+    plan owns nothing, so it is cloud only and not an alternative to it)."""
+    shares = (found or {}).get("beats", {})
+    return [
+        {
+            "plan": name,
+            "present_value": round(value * rate, 2),
+            "beats_chosen_pct": shares.get(chosen, {}).get(name),
+        }
+        for name, value in present.items()
+        if name != chosen and value is not None and not (name == "staged" and same_as_cloud)
+    ]
 
 
 def _required(world: _World, decisions: list[int], stage: Stage, before: Stage | None) -> bool:
@@ -587,7 +712,23 @@ def _world(
         discount=(1.0 + params["discount_rate"]) ** (-t / 12),
         home_share=1 - answers.cloud_share,
         hardware=hardware * (1 - hardware_fall_pct / 100) ** (t / 12),
+        finance=finance_factor(params, answers),
     )
+
+
+def finance_factor(params: Mapping[str, float], answers: CostAnswers) -> float:
+    """With no capital up front, what buys hardware is financed: paid in equal monthly
+    instalments over the finance term at the finance rate. Their present value at the cost
+    of capital, per unit of the price paid at once (1 when the capital is there)."""
+    term = int(params["finance_term_months"])
+    if answers.capex_available or term <= 0:
+        return 1.0
+
+    def annuity(yearly: float) -> float:
+        monthly = (1 + yearly) ** (1 / 12) - 1
+        return float(term) if monthly == 0 else (1 - (1 + monthly) ** -term) / monthly
+
+    return annuity(params["discount_rate"]) / annuity(params["finance_rate"])
 
 
 WAITS = (0, 3, 6, 9, 12, 18, 24)  # months an order may wait
@@ -747,6 +888,15 @@ def _plan_odds(
                 )
             )
             for name, values in amounts.items()
+        },
+        # beats[a][b]: the share of draws (%) in which plan b costs less than plan a.
+        "beats": {
+            name: {
+                other: round(float((values < amounts[name]).mean()) * 100, 1)
+                for other, values in amounts.items()
+                if other != name
+            }
+            for name in amounts
         },
         # The share of draws in which the plan costs less than each plan beside it (None:
         # the same plan).
