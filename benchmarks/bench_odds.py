@@ -65,8 +65,9 @@ def whole_cases() -> list[tuple[str, dict]]:
 
 
 def measure_whole() -> list[tuple[str, float, float]]:
-    """One assessment's whole computation, as a new result's first view pays it: scoring
-    (the cost model, and the odds when the lead may be decisive), the odds and the plan."""
+    """One assessment's whole computation, as `decide`, the API create and a new result's
+    first view compute it: scoring (the cost model, and the odds when the lead may be
+    decisive), the odds and the plan."""
     from decider.engine.evaluation import answers_evaluate, answers_odds, answers_plan, cost_answers
     from decider.engine.figures import figures_select
     from decider.engine.markets import market_of
@@ -82,8 +83,7 @@ def measure_whole() -> list[tuple[str, float, float]]:
         def whole(answers=answers, figures=figures) -> None:
             found = answers_evaluate(answers=answers, rulebook=rulebook, figures=figures)
             excluded = found.result.excluded
-            if found.odds is None:
-                answers_odds(answers=answers, figures=found.figures, excluded=excluded, seed=0)
+            answers_odds(answers=answers, figures=found.figures, excluded=excluded, seed=0)
             answers_plan(answers=answers, figures=found.figures, excluded=excluded)
 
         plain = cost_answers(answers)
@@ -158,8 +158,9 @@ def section(rows: list[Row], whole: list[tuple[str, float, float]]) -> str:
         "### One assessment's whole computation (issue 28)",
         "",
         "Scoring (the cost model, and the odds when the cheapest leads by 25 % or more), the "
-        "odds and the plan, as a new result's first view pays them, against the cost model "
-        f"alone in the same run; median of {RUNS}.",
+        "odds and the plan, as `decide`, the API create and a new result's first view compute "
+        "them (the odds twice when the lead may be decisive: at scoring, and for the page), "
+        f"against the cost model alone in the same run; median of {RUNS}.",
         "",
         "| answers | whole (ms) | cost model (ms) | whole × cost model |",
         "|---|---:|---:|---:|",

@@ -470,6 +470,29 @@ def plan_sentence(plan: dict) -> str:
     stages = plan["stages"]
     pv = plan["present_value"]
     currency = plan["currency"]
+    if plan.get("chosen_plan") in ("commit_now", "own_peak"):
+        extra = pv[plan["chosen_plan"]] - pv["cloud_only"]
+        values = {
+            "gpus": plan["chosen"][0]["owned_gpus"],
+            "month": plan["first_possible_month"],
+            "amount": _money(abs(extra), currency),
+        }
+        if extra <= 0:
+            return (
+                _(
+                    "Own %(gpus)s GPUs from month %(month)s, as the recommendation does: it costs "
+                    "%(amount)s less than renting throughout (present value)."
+                )
+                % values
+            )
+        # How much more: the summary's extra cost says it, from the cost section's figures.
+        return (
+            _(
+                "Own %(gpus)s GPUs from month %(month)s, as the recommendation does: renting "
+                "throughout would cost less, and the answers carry the difference."
+            )
+            % values
+        )
     if not stages:
         return _(
             "Owning never pays for itself within the horizon at this demand and these prices: "
@@ -486,7 +509,13 @@ def plan_sentence(plan: dict) -> str:
         sentence = (
             _("Cloud only until month %(month)s. ") % {"month": stages[0]["month"]} + sentence
         )
-    if plan.get("marginal"):
+    chosen = plan.get("chosen_plan")
+    if chosen == "cloud_only" and not plan.get("marginal"):
+        return _(
+            "The recommendation rents throughout: owning in stages (%(steps)s) would cost "
+            "%(amount)s less (present value), and the answers carry the difference."
+        ) % {"steps": steps, "amount": _money(pv["cloud_only"] - pv["staged"], currency)}
+    if plan.get("marginal") and chosen == "cloud_only":
         wins = ((plan.get("odds") or {}).get("staged_cheaper_pct") or {}).get("cloud_only")
         return _(
             "Cloud only, keeping the choices open: the best plan that owns GPUs (%(steps)s) "

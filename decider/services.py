@@ -11,6 +11,7 @@ accepts on purpose) moves it to the current ones.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import logging
@@ -263,8 +264,12 @@ def assessment_odds(assessment: Assessment, *, currency: str) -> dict[str, Any]:
 
 
 def assessment_plan(assessment: Assessment, *, currency: str) -> dict[str, Any]:
-    """The staged plan of a scored assessment (engine/stages.py), buy-or-wait included."""
-    return _drawn(assessment, "plan", answers_plan, currency=currency)
+    """The staged plan of a scored assessment (engine/stages.py), buy-or-wait included; the
+    plan recommended follows the saved recommendation."""
+    outcome = assessment.recommendation or None
+    return _drawn(
+        assessment, "plan", functools.partial(answers_plan, outcome=outcome), currency=currency
+    )
 
 
 def _drawn(

@@ -216,6 +216,8 @@ def test_the_result_page_says_what_the_dearer_headline_costs(rules, client):
     overriding, others = shown.split("sets it aside:")[1].split("The answers that carry it:")
     assert "Strict inference latency" in overriding
     assert "Expected average GPU utilization" in others and "70 % or more" not in others
+    # The plan on the same page owns what the headline owns: the peak, from month 3.
+    assert "Own 32 GPUs from month 3, as the recommendation does" in page
     with override("zh-hans"):
         sentence = extra_cost_sentence(
             verdict.extra_cost(
@@ -290,3 +292,48 @@ def test_a_faster_fall_of_cloud_prices_lowers_the_cost_section_s_cloud_and_moves
     )
     held = evaluate(answers).costs
     assert held["verdict"].startswith("onprem") and fast["verdict"].startswith("cloud")
+
+
+# --- one story: the plan recommended follows the headline -------------------------------
+
+
+def _plan_for(answers):
+    evaluation = evaluate(answers)
+    plan = answers_plan(
+        answers=answers,
+        figures=evaluation.figures,
+        excluded=evaluation.result.excluded,
+        outcome=evaluation.result.recommendation,
+    )
+    return evaluation, plan
+
+
+def test_an_on_prem_headline_gets_a_plan_that_owns_and_says_what_renting_would_save():
+    evaluation, plan = _plan_for(make_answers("inference"))
+    assert evaluation.result.recommendation == "onprem"
+    assert plan["chosen"] and all(stage["action"] == "own" for stage in plan["chosen"])
+    assert sum(stage["gpus"] for stage in plan["chosen"]) > 0
+
+
+def test_a_cloud_headline_gets_a_plan_that_rents():
+    evaluation, plan = _plan_for(make_answers("startup"))
+    assert evaluation.result.recommendation == "cloud"
+    assert plan["chosen_plan"] == "cloud_only"
+    assert [stage["action"] for stage in plan["chosen"]] == ["rent"]
+
+
+@settings(
+    max_examples=100,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(answers=answers_documents())
+def test_the_plan_recommended_owns_exactly_when_the_headline_does(answers):
+    answers.pop("growth_pct", None)  # today's demand: the headline and the plan see one future
+    evaluation, plan = _plan_for(answers)
+    headline = evaluation.result.recommendation
+    owned = [stage for stage in plan["chosen"] if stage["action"] == "own"]
+    if headline == "cloud":  # nothing beyond what the data forces
+        assert all(stage["required_by_data"] for stage in owned)
+    elif headline in ("onprem", "hybrid") and plan["first_possible_month"] is not None:
+        assert owned

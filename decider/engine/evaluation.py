@@ -160,9 +160,11 @@ def answers_plan(
     excluded: Iterable[str],
     currency: str = "USD",
     seed: int = 0,
+    outcome: str | None = None,
 ) -> dict[str, Any]:
     """The staged plan of the evaluated answers (engine/stages.py), for the demand's growth
-    and the fall of cloud prices the answers give (none: today's demand and prices held)."""
+    and the fall of cloud prices the answers give (none: today's demand and prices held);
+    `outcome`: the recommendation, which the plan recommended follows."""
     return stages.plan_compute(
         answers=cost_answers(answers, excluded=frozenset(excluded)),
         figures=figures,
@@ -172,4 +174,5 @@ def answers_plan(
         market=markets.market_of(answers).key,
         ranges=odds.ranges_of(answers.get("uncertainty")),
         seed=seed,
+        outcome=outcome,
     )

@@ -90,6 +90,11 @@ class Future:
         bases = np.clip(bases[0] + (bases - bases[0]) * self.growth_scale, 0.0, peaks)
         return bases, peaks
 
+    @property
+    def grows(self) -> bool:
+        """Whether demand changes over the horizon (the cost section prices today's)."""
+        return bool(self.years) or self.growth_pct != 0
+
     def price_factor(self, months: int) -> np.ndarray:
         t = np.arange(months + 1, dtype=float)
         return (1 - self.cloud_fall_pct / 100) ** (t / 12)
@@ -476,10 +481,13 @@ def plan_compute(
     market: str = "global",
     ranges: Mapping[str, tuple[float, float]] | None = None,
     seed: int = 0,
+    outcome: str | None = None,
 ) -> dict[str, Any]:
     """The cheapest staged plan, with cloud only and "commit now" beside it, whether to
     buy now or wait, and whether to own this generation or the next (`ranges` and `seed`:
-    the odds of waiting and of the next generation)."""
+    the odds of waiting and of the next generation); `outcome`: the headline the plan
+    recommended follows, when demand does not grow (the headline's cost model then sees
+    the same future)."""
     params = figures_values(figures)
     months = answers.horizon_months
     world = _world(params, answers, future)
@@ -510,10 +518,18 @@ def plan_compute(
     generation = next_generation(market, gpu_model)
     ranges = {**odds.ranges_of(None), **(ranges or {})}  # an input not given: its default
     drawn = odds.draw(ranges, seed=seed)
+    # An on-premises headline owns the peak, as the cost section's on-prem does.
+    follows = None if future.grows else outcome
+    peak_level = world.nodes(float(peak[1:].max())) * world.per_node
+    peak_path = tuple(peak_level for _ in decisions)
+    peak_cost = (
+        _path_cost(world, decisions, peak_path) if decisions and follows == "onprem" else None
+    )
     paths = {
         "staged": staged.levels,
         "commit_now": commit_path,
         **({"cloud_only": tuple(0 for _ in decisions)} if cloud_cost is not None else {}),
+        **({"own_peak": peak_path} if peak_cost is not None else {}),
     }
     found_odds = (
         None
@@ -523,12 +539,23 @@ def plan_compute(
         )
     )
     present = {"staged": staged.cost, "commit_now": commit_cost, "cloud_only": cloud_cost}
-    chosen, marginal = _chosen(stages, present, found_odds)
+    if peak_cost is not None:
+        present["own_peak"] = peak_cost
+    # The headline is priced on today's demand: with growth, the plan judges for itself.
+    chosen, marginal = _chosen(stages, present, found_odds, follows)
     return {
         "currency": currency,
-        # The plan recommended: the search's, or cloud only when its edge is marginal.
+        # The plan recommended: the headline's, or with none the search's unless marginal.
         "chosen_plan": chosen,
-        "chosen": _chosen_stages(chosen, stages, world, decisions, gpu_model, present, rate),
+        "chosen": _chosen_stages(
+            chosen,
+            stages,
+            world,
+            decisions,
+            gpu_model,
+            marginal=marginal,
+            committed=(peak_level if chosen == "own_peak" else committed) if decisions else 0,
+        ),
         "marginal": marginal,
         "alternatives": _alternatives(chosen, present, found_odds, rate, same_as_cloud=not stages),
         "financing": None
@@ -558,6 +585,8 @@ def plan_compute(
             "staged": money(staged.cost),
             "commit_now": money(commit_cost),
             "cloud_only": money(cloud_cost),
+            # The peak owned from the first month it can run: an on-premises headline's.
+            **({"own_peak": money(peak_cost)} if peak_cost is not None else {}),
         },
         "commit_now_gpus": committed if decisions else 0,
         "first_possible_month": decisions[0] if decisions else None,
@@ -598,19 +627,35 @@ MARGINAL_DRAWS_PCT = 50.0
 
 
 def _chosen(
-    stages: list[Stage], present: Mapping[str, float | None], found: Mapping[str, Any] | None
+    stages: list[Stage],
+    present: Mapping[str, float | None],
+    found: Mapping[str, Any] | None,
+    outcome: str | None,
 ) -> tuple[str, bool]:
-    """(the plan recommended, whether the search's plan was marginal). Owning must earn its
-    commitment: against cloud only by MARGINAL_EDGE_PCT, in at least MARGINAL_DRAWS_PCT of
-    the draws, or renting throughout keeps the choices open (the data allowing it)."""
+    """(the plan recommended, whether the search's plan is marginal). The plan follows the
+    headline (`outcome`): a cloud one rents, an on-prem or hybrid one owns (the search's plan,
+    or the final base from the first month it can run when the search owns nothing). With no
+    headline, owning must earn its commitment: against cloud only by MARGINAL_EDGE_PCT, in
+    at least MARGINAL_DRAWS_PCT of the draws, or renting throughout keeps the choices open
+    (the data allowing it)."""
     cloud, staged = present["cloud_only"], present["staged"]
+    marginal = False
+    if stages and cloud is not None and staged is not None:
+        edge = (cloud - staged) / cloud * 100 if cloud > 0 else 0.0
+        wins = (found or {}).get("staged_cheaper_pct", {}).get("cloud_only")
+        marginal = edge < MARGINAL_EDGE_PCT or (wins is not None and wins < MARGINAL_DRAWS_PCT)
+    if cloud is None:
+        return "staged", marginal  # data that may not leave: owning is no choice
+    if outcome == "cloud":
+        return "cloud_only", marginal
+    if outcome == "onprem" and present.get("own_peak") is not None:
+        return "own_peak", marginal
+    if outcome in ("onprem", "hybrid"):
+        if stages or present["commit_now"] is None:
+            return "staged", marginal
+        return "commit_now", marginal
     if not stages:
-        return ("cloud_only" if cloud is not None else "staged"), False
-    if cloud is None or staged is None:
-        return "staged", False  # data that may not leave: owning is no choice
-    edge = (cloud - staged) / cloud * 100 if cloud > 0 else 0.0
-    wins = (found or {}).get("staged_cheaper_pct", {}).get("cloud_only")
-    marginal = edge < MARGINAL_EDGE_PCT or (wins is not None and wins < MARGINAL_DRAWS_PCT)
+        return "cloud_only", marginal
     return ("cloud_only" if marginal else "staged"), marginal
 
 
@@ -620,20 +665,47 @@ def _chosen_stages(
     world: _World,
     decisions: list[int],
     gpu_model: str,
-    present: Mapping[str, float | None],
-    rate: float,
+    *,
+    marginal: bool,
+    committed: int,
 ) -> list[dict[str, Any]]:
     """The recommended plan's stages: each with its month, action, GPU model, GPUs and why."""
     if chosen == "cloud_only":
+        if not stages:
+            reason = gettext("Renting throughout costs least.")
+        elif marginal:
+            reason = gettext(
+                "Owning saves too little, or in too few of the draws, to be worth the "
+                "commitment: the choices stay open."
+            )
+        else:
+            reason = gettext(
+                "The recommendation rents: the answers carry it, though owning in stages "
+                "would cost less."
+            )
         return [
             {
                 "month": 0,
                 "action": "rent",
                 "gpu_model": gpu_model,
                 "gpus": int(world.nodes(float(world.peak[1:].max())) * world.per_node),
+                "reason": reason,
+            }
+        ]
+    if chosen in ("commit_now", "own_peak"):
+        lead = world.params["lead_time_months"]
+        return [
+            {
+                "month": decisions[0],
+                "order_month": max(int(round(decisions[0] - lead)), 0),
+                "action": "own",
+                "gpu_model": gpu_model,
+                "gpus": committed,
+                "owned_gpus": committed,
+                "required_by_data": False,
                 "reason": gettext(
-                    "Renting throughout costs least, or owning saves too little, or in too few "
-                    "of the draws, to be worth the commitment: the choices stay open."
+                    "The recommendation owns GPUs: the answers carry it, though renting "
+                    "throughout would cost less."
                 ),
             }
         ]
@@ -648,6 +720,7 @@ def _chosen_stages(
                 "gpu_model": gpu_model,
                 "gpus": stage.added_gpus,
                 "owned_gpus": stage.owned_gpus,
+                "required_by_data": required,
                 "reason": gettext("The data may not leave the premises: owned GPUs must hold it.")
                 if required
                 else gettext("Owning these GPUs from this month costs less than renting them."),

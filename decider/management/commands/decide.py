@@ -70,15 +70,13 @@ class Command(BaseCommand):
             data = result_localized(evaluation.result, options["lang"])
             data["costs"] = evaluation.costs
             for key, compute in (("odds", answers_odds), ("plan", answers_plan)):
-                if key == "odds" and evaluation.odds is not None:  # drawn while scoring
-                    data[key] = evaluation.odds
-                    continue
                 data[key] = compute(
                     answers=answers,
                     figures=evaluation.figures,
                     excluded=data["excluded"],
                     currency=options["currency"],
                     seed=options["seed"],
+                    **({"outcome": data["recommendation"]} if key == "plan" else {}),
                 )
             data.update(
                 verdict.result_money(
