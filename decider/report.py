@@ -254,8 +254,8 @@ def cost_notes(costs: Mapping[str, Any]) -> list[str]:
 
 
 def cost_note_items(costs: Mapping[str, Any]) -> list[tuple[str, str]]:
-    """The cost notes, each with what it is about: "rule_of_thumb", "delay" and "hires" (the
-    two about owning), "present_value"."""
+    """The cost notes, each with what it is about: "rule_of_thumb", "financing", "delay" and
+    "hires" (the three about owning), "present_value"."""
     currency = costs["currency"]
     notes: list[tuple[str, str]] = []
     if against := costs.get("against_rule_of_thumb"):
@@ -280,6 +280,18 @@ def cost_note_items(costs: Mapping[str, Any]) -> list[tuple[str, str]]:
                     else outcome_name(against["cheapest"]),
                     "figure": figure,
                 },
+            )
+        )
+    if (financing := costs.get("financing")) and financing["term_months"] > 0:
+        notes.append(
+            (
+                "financing",
+                _(
+                    "No capital up front: owned hardware is financed in monthly instalments "
+                    "over %(months)s months at %(rate)s %% a year, so it needs no capital up "
+                    "front and costs more in present value."
+                )
+                % {"months": financing["term_months"], "rate": f"{financing['rate'] * 100:g}"},
             )
         )
     if costs.get("onprem_delay_months"):

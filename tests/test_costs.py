@@ -618,3 +618,53 @@ def test_it_ends_each_cumulative_series_at_its_total(answers):
         series = costs["cumulative"][key]
         assert len(series) == answers.horizon_months + 1
         assert series[-1] == costs["totals"][key]
+
+
+# --- no capital up front: the purchases in instalments (issue 28) ----------------------
+
+
+def _annuity(yearly, months):
+    monthly = (1 + yearly) ** (1 / 12) - 1
+    return months if monthly == 0 else (1 - (1 + monthly) ** -months) / monthly
+
+
+@pytest.mark.parametrize("horizon", [24, 36, 60])
+def test_with_no_capital_the_owned_hardware_is_paid_in_instalments(horizon):
+    figures = make_figures(
+        discount_rate=0.08,
+        finance_rate=0.12,
+        finance_term_months=36,
+        network_per_node=20_000,
+        setup_cost=50_000,
+    )
+    cash = costs_compute(answers=make_answers(gpus=16, horizon_months=horizon), figures=figures)
+    financed = costs_compute(
+        answers=make_answers(gpus=16, horizon_months=horizon, capex_available=False),
+        figures=figures,
+    )
+    owned = financed["breakdown"]["onprem"]
+    assert all(owned.get(line, 0) == 0 for line in ("servers", "network", "setup"))
+    assert owned["financing"] > 0
+    assert financed["financing"] == {"rate": 0.12, "term_months": 36}
+    assert cash["financing"] is None
+    purchases = 2 * (300_000 + 20_000) + 50_000
+    # Every instalment counted, those after the horizon valued at the cost of capital: the
+    # present value is the price × annuity(cost of capital) / annuity(finance rate).
+    factor = _annuity(0.08, 36) / _annuity(0.12, 36)
+    extra = financed["present_value"]["onprem"] - cash["present_value"]["onprem"]
+    assert extra == pytest.approx(purchases * (factor - 1), rel=1e-4)
+    # Nothing bought outright: no capital up front in any option.
+    first_month = {option: financed["cumulative"][option][0] for option in financed["cumulative"]}
+    assert first_month["onprem"] == 0
+    # The cloud is not financed.
+    assert financed["present_value"]["cloud_on_demand"] == cash["present_value"]["cloud_on_demand"]
+
+
+def test_financing_at_the_cost_of_capital_costs_nothing_extra():
+    figures = make_figures(discount_rate=0.08, finance_rate=0.08, finance_term_months=24)
+    cash = costs_compute(answers=make_answers(gpus=16), figures=figures)
+    financed = costs_compute(answers=make_answers(gpus=16, capex_available=False), figures=figures)
+    assert financed["present_value"]["onprem"] == pytest.approx(
+        cash["present_value"]["onprem"], rel=1e-6
+    )
+    assert financed["totals"]["onprem"] > cash["totals"]["onprem"]  # the interest, undiscounted

@@ -337,3 +337,25 @@ def test_the_plan_recommended_owns_exactly_when_the_headline_does(answers):
         assert all(stage["required_by_data"] for stage in owned)
     elif headline in ("onprem", "hybrid") and plan["first_possible_month"] is not None:
         assert owned
+
+
+@settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(answers=answers_documents())
+def test_with_no_capital_available_nothing_is_bought_outright(answers):
+    answers = {**answers, "capex_available": False}
+    evaluation, plan = _plan_for(answers)
+    costs = evaluation.costs
+    for option, lines in costs["breakdown"].items():
+        assert all(lines.get(line, 0) == 0 for line in summary_upfront_lines()), option
+    owns = any(stage["action"] == "own" for stage in plan["chosen"])
+    assert costs["financing"] is not None and (not owns or plan["financing"] is not None)
+
+
+def summary_upfront_lines():
+    from decider.summary import UPFRONT_LINES
+
+    return UPFRONT_LINES

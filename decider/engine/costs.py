@@ -74,6 +74,7 @@ LINE_LABELS: dict[str, str] = {
     "storage": gettext_noop("Storage hardware"),
     "spares": gettext_noop("Spare parts"),
     "setup": gettext_noop("Set-up"),
+    "financing": gettext_noop("Purchases financed (instalments)"),
     "bridge": gettext_noop("Cloud while the hardware arrives"),
     "power": gettext_noop("Power"),
     "colocation": gettext_noop("Colocation"),
@@ -240,12 +241,15 @@ def _owned_lines(
     # Until the hardware arrives, the work whose data may leave runs on cloud GPUs;
     # the rest waits.
     bridged = busy_gpus * answers.cloud_share
-    return [
+    purchases = [
         once("servers", servers),
         once("network", network),
         once("storage", storage),
         once("spares", servers * p["spares_share"]),
         once("setup", p["setup_cost"]),
+    ]
+    return [
+        *(purchases if answers.capex_available else _financed(p, answers, purchases)),
         per_month("bridge", bridged * HOURS_PER_MONTH * _on_demand_rate(p), 0, starts),
         per_month(
             "power",
@@ -262,6 +266,31 @@ def _owned_lines(
             months,
         ),
     ]
+
+
+def _financed(
+    params: Mapping[str, float], answers: CostAnswers, purchases: list[Line]
+) -> list[Line]:
+    """With no capital up front, the purchases as equal monthly instalments over the finance
+    term at the finance rate, from month 1; instalments due after the horizon are one line
+    at its end, valued at the cost of capital, so that the present value is the plan's
+    (engine/stages.py, finance_factor) whatever the horizon."""
+    total = sum(line.amount for line in purchases)
+    term = int(params["finance_term_months"])
+    if term <= 0 or total <= 0:
+        return purchases
+    months = answers.horizon_months
+
+    def annuity(yearly: float, count: int) -> float:
+        monthly = (1 + yearly) ** (1 / 12) - 1
+        return float(count) if monthly == 0 else (1 - (1 + monthly) ** -count) / monthly
+
+    payment = total / annuity(params["finance_rate"], term)
+    lines = [per_month("financing", payment, 0, min(term, months))]
+    if term > months:
+        later = payment * annuity(params["discount_rate"], term - months)
+        lines.append(once("financing", later, months))
+    return lines
 
 
 def _commitment_cost(
@@ -728,6 +757,10 @@ def costs_compute(
             {name: figures[name] for name in FIGURE_NAMES}, answers.prices_in
         ),
         "prices_in": answers.prices_in,
+        # No capital up front: what is owned is bought in instalments (_financed).
+        "financing": None
+        if answers.capex_available
+        else {"rate": params["finance_rate"], "term_months": int(params["finance_term_months"])},
         # Per-hour figures are per useful H100-equivalent hour: a slower card is not flattered.
         "h100_equivalent": round(equivalent, 4),
         "per_hour": {

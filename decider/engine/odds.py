@@ -49,6 +49,7 @@ from decider.engine.costs import (
     outcome_amounts,
     price_path,
 )
+from decider.engine.costs import CLOUD_PRICED as COST_CLOUD_PRICED
 from decider.engine.figures import Figure, figures_values
 from decider.engine.i18n import gettext, gettext_noop
 from decider.engine.outcomes import COST_OPTIONS, ODDS_LIKELY, ODDS_SURE
@@ -153,8 +154,8 @@ SPREADS: dict[str, Spread] = {
 PLAN_ONLY = frozenset({"growth"})  # drawn for the plan in stages, not the cost model
 
 # Which cost lines each price multiplier scales (engine/costs.py names the lines).
-CLOUD_PRICED = frozenset({"gpu", "gpu_committed", "bridge"})
-HARDWARE_PRICED = frozenset({"servers", "network", "storage", "spares", "maintenance"})
+CLOUD_PRICED = frozenset(COST_CLOUD_PRICED)
+HARDWARE_PRICED = frozenset({"servers", "network", "storage", "spares", "maintenance", "financing"})
 RESOLD = frozenset({"residual"})
 _GROUPS = ("other", "cloud", "hardware", "resold")
 

@@ -382,9 +382,11 @@ def _buy(world: _World, added: np.ndarray, first: np.ndarray, arrives: int) -> n
     servers = nodes * (p["server_price"] + p["network_per_node"]) * price
     hardware = servers + np.where(first, storage * price, 0)
     hires = staff_needed(p, world.answers, owned_nodes=1, rented_nodes=0)[0]
-    paid = servers * (1 + p["spares_share"])
-    paid = paid + np.where(first, p["setup_cost"] + storage * price + hires * p["hire_cost"], 0)
-    paid = paid * world.finance  # in instalments when no capital is available
+    bought = servers * (1 + p["spares_share"]) + np.where(
+        first, p["setup_cost"] + storage * price, 0
+    )
+    # In instalments when no capital is available; recruiting is paid as it happens.
+    paid = bought * world.finance + np.where(first, hires * p["hire_cost"], 0)
     resold = hardware * resale_share(p, (world.months - arrives) / 12) * p["residual_value"]
     value = paid * world.discount[ordered] - resold * world.discount[world.months]
     return np.where(nodes > 0, value, 0.0)
