@@ -354,7 +354,16 @@ def _schemas() -> dict[str, Any]:
             "margin": {"type": ["number", "null"]},
             "contributions": {"type": "array", "items": {"type": "object"}},
             "ruleset_version": {"type": "integer"},
-            "costs": {"type": "object"},
+            "costs": {
+                "type": "object",
+                "description": "The cost model over today's demand (totals, present_value, "
+                "breakdown, cumulative, ...). The verdict: `verdict`, `verdict_gap_pct` and "
+                "`verdict_probability` (the share of the odds' draws in which the cheapest is "
+                "cheapest); `verdict_basis` is `costs`, or `plan` when demand grows and the "
+                "verdict weighs each outcome's plan over that future "
+                "(`verdict_present_value`); `financing` {rate, term_months} when no capital "
+                "is available up front.",
+            },
             "odds": {
                 "type": "object",
                 "description": "How sure the cheapest option is: `cheapest_probability` per "

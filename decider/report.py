@@ -138,6 +138,8 @@ def _scored_context(assessment: Assessment, *, currency: str) -> dict[str, Any]:
     odds = assessment_odds(assessment, currency=currency)
     plan = assessment_plan(assessment, currency=currency)
     outcomes = _outcomes_explained(result)
+    # With growth the verdict reads the plan over that future, not the tables' today.
+    basis = verdict.plan_basis(plan, [o for o in OUTCOMES if o not in result.excluded])
     recommendation = result.recommendation
     runner_up = next(
         (o["key"] for o in outcomes if o["key"] != recommendation and not o["excluded"]), None
@@ -164,7 +166,9 @@ def _scored_context(assessment: Assessment, *, currency: str) -> dict[str, Any]:
         "costs": costs,
         "currency": currency,
         "charts": charts_for(costs, recommended=recommendation, odds=odds, plan=plan),
-        "odds": summary.odds_summary(odds),
+        "odds": summary.basis_odds(
+            summary.odds_summary(odds), basis, (plan.get("odds") or {}).get("draws", 0)
+        ),
         "plan": {
             "data": plan,
             "sentence": plan_sentence(plan),
@@ -182,7 +186,9 @@ def _scored_context(assessment: Assessment, *, currency: str) -> dict[str, Any]:
         "cost_notes": notes,
         "sensitivity": sensitivity,
         "summary": {
-            "options": summary.option_figures(costs, recommendation),
+            "options": summary.option_figures(
+                costs, recommendation, compared=list(basis["present_value"]) if basis else None
+            ),
             "runner_up": outcome_name(runner_up) if runner_up else None,
             "flips": summary.what_would_flip(sensitivity, costs),
             "deciding": summary.deciding_answers(result, runner_up, language),
@@ -191,9 +197,11 @@ def _scored_context(assessment: Assessment, *, currency: str) -> dict[str, Any]:
                     result,
                     costs,
                     overriding=assessment.derived.get(verdict.OVERRIDDEN_BY) or (),
+                    basis=basis,
                 ),
                 currency,
             ),
+            "basis": summary.basis_sentence(basis),
             "risks": summary.risks(
                 result=result,
                 runner_up=runner_up,
@@ -202,13 +210,22 @@ def _scored_context(assessment: Assessment, *, currency: str) -> dict[str, Any]:
                 language=language,
             ),
             "next_steps": summary.next_steps(
-                recommendation=recommendation, costs=costs, start=scored
+                recommendation=recommendation,
+                costs=costs,
+                start=scored,
+                first_owned=_first_owned(plan) if basis else None,
             ),
             "price_dates": summary.price_dates(costs),
             "scored": scored,
         },
         "assumption_rows": _figure_rows(costs, overrides=assessment.answers.get("costs", {})),
     }
+
+
+def _first_owned(plan: Mapping[str, Any]) -> int:
+    """The GPUs the plan recommended owns at its first stage (0: it rents)."""
+    owning = [stage for stage in plan.get("chosen", []) if stage["action"] == "own"]
+    return int(owning[0]["gpus"]) if owning else 0
 
 
 def _total_rows(costs: Mapping[str, Any]) -> list[dict[str, Any]]:

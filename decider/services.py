@@ -328,6 +328,7 @@ def assessment_document(
             document["odds"],
             derived=assessment.derived or {},
             language=language,
+            plan=document["plan"],
         )
     )
     return {

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from django.utils.formats import date_format
@@ -51,7 +51,15 @@ class NextStep:
     by: datetime.date
 
 
-def option_figures(costs: Mapping[str, Any], recommendation: str | None) -> list[OptionFigures]:
+def option_figures(
+    costs: Mapping[str, Any],
+    recommendation: str | None,
+    *,
+    compared: Sequence[str] | None = None,
+) -> list[OptionFigures]:
+    """Each cost option's figures; `compared`: the outcomes the verdict weighed, when not the
+    tables' own (demand that grows: the plan's, engine/verdict.py)."""
+    weighed = costs["options_compared"] if compared is None else compared
     months = costs["horizon_months"]
     demand = costs["demand"]
     useful_hours = demand["peak_gpus"] * demand["utilization_pct"] / 100 * HOURS_PER_MONTH * months
@@ -69,7 +77,7 @@ def option_figures(costs: Mapping[str, Any], recommendation: str | None) -> list
                 key=key,
                 label=cost_option_label(key),
                 detail=_detail(costs, key),
-                compared=outcome in costs["options_compared"],
+                compared=outcome in weighed,
                 recommended=recommended,
                 present_value=costs["present_value"][key],
                 total=costs["totals"][key],
@@ -322,6 +330,39 @@ def wait_summary(
         "source": (_language().startswith("zh") and wait.get("source_zh")) or wait["source"],
     }
     return {"sentence": sentence, "assumed": assumed, "options": options}
+
+
+def basis_sentence(basis: Mapping[str, Any] | None) -> str | None:
+    """When demand grows: that the verdict weighs each option's plan over that future, with
+    their present values; None when the tables' figures are the verdict's."""
+    if not basis:
+        return None
+    currency = basis["currency"]
+    parts = _("; ").join(
+        _("%(outcome)s %(amount)s")
+        % {"outcome": outcome_name(key), "amount": money(value, currency)}
+        for key, value in sorted(basis["present_value"].items(), key=lambda item: item[1])
+    )
+    return _(
+        "Demand grows in your answers: the cost verdict weighs each option's plan over that "
+        "future (present value: %(parts)s), while the tables below price today's demand."
+    ) % {"parts": parts}
+
+
+def basis_odds(odds: Odds | None, basis: Mapping[str, Any] | None, draws: int) -> Odds | None:
+    """The odds as the summary states them when the verdict read the plan: how often the
+    cheapest outcome's plan costs least over the draws of growth and prices."""
+    if odds is None or not basis or basis.get("probability") is None:
+        return odds
+    sentence = _(
+        "%(outcome)s costs least in %(share)s of %(draws)s draws of demand growth and prices, "
+        "each option's plan held as chosen."
+    ) % {
+        "outcome": outcome_name(basis["cheapest"]),
+        "share": _pct(basis["probability"]),
+        "draws": f"{draws:,}",
+    }
+    return replace(odds, sentence=sentence, drivers="")
 
 
 def extra_cost_sentence(extra: Mapping[str, Any] | None, currency: str) -> str | None:
@@ -591,9 +632,15 @@ def risks(
 
 
 def next_steps(
-    *, recommendation: str | None, costs: Mapping[str, Any], start: datetime.date
+    *,
+    recommendation: str | None,
+    costs: Mapping[str, Any],
+    start: datetime.date,
+    first_owned: int | None = None,
 ) -> list[NextStep]:
-    """Concrete actions with dates, for the recommended option."""
+    """Concrete actions with dates, for the recommended option. `first_owned`: the GPUs the
+    plan's first stage owns, when the verdict read the plan (demand that grows): those are
+    what to get quotes for, and the tables' commitment is not the plan's."""
     figures = costs["assumptions"]
     per_node = int(figures["gpus_per_node"]["value"])
     lead = figures["lead_time_months"]["value"]
@@ -605,6 +652,8 @@ def next_steps(
     owned = {"onprem": costs["demand"]["peak_gpus"], "hybrid": costs["hybrid_owned_gpus"]}.get(
         recommendation or ""
     )
+    if first_owned is not None and recommendation in ("onprem", "hybrid"):
+        owned = first_owned
     if costs.get("onprem_hires_fte") and recommendation == "onprem":
         steps.append(
             NextStep(
@@ -659,6 +708,8 @@ def next_steps(
         if recommendation == "hybrid"
         else costs["cloud_committed_gpus"]
     )
+    if first_owned is not None:
+        committed = 0
     if recommendation in ("cloud", "hybrid"):
         if committed:
             steps.append(

@@ -4,11 +4,21 @@ from types import SimpleNamespace
 import pytest
 from django.conf import settings
 from django.core.management import call_command
+from hypothesis import settings as hypothesis_settings
 
 from tests.factories import make_answers
 
 # Playwright's sync API runs an event loop in the test thread.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+# The property tests draw the same examples on every run, so that a suite that passed here
+# passes in CI; HYPOTHESIS_PROFILE=explore draws new ones (and keeps what it finds) when
+# looking for trouble on purpose.
+hypothesis_settings.register_profile("repeatable", derandomize=True)
+hypothesis_settings.register_profile("explore", derandomize=False)
+hypothesis_settings.load_profile(
+    "explore" if os.environ.get("HYPOTHESIS_PROFILE") == "explore" else "repeatable"
+)
 
 
 @pytest.fixture(scope="session")

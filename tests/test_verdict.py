@@ -359,3 +359,64 @@ def summary_upfront_lines():
     from decider.summary import UPFRONT_LINES
 
     return UPFRONT_LINES
+
+
+# --- demand that grows: the verdict reads the plan (issue 28, case 2) -------------------
+
+YEARS = ((12, 16), (30, 40), (80, 100), (200, 256), (200, 256))
+
+
+def _growing(fall=0.0, **costs):
+    """A startup growing from 16 to 256 GPUs over three years, then holding (5 years)."""
+    answers = make_answers(
+        "startup",
+        horizon_years=5,
+        gpus=16,
+        has_datacenter=True,
+        ops_fte=0.0,
+        capex_available=True,
+        cloud_price_fall_pct=fall,
+    )
+    answers["growth_years"] = [{"base_gpus": b, "peak_gpus": p} for b, p in YEARS]
+    answers["costs"] = costs
+    return answers
+
+
+def test_a_growing_startup_s_verdict_prices_the_growth_and_the_price_fall():
+    slow, fast = (_plan_for(_growing(fall, gpu_hour_reserved_3y=2.35)) for fall in (10.0, 50.0))
+    for evaluation, plan in (slow, fast):
+        basis = verdict.plan_basis(plan, ["cloud", "hybrid", "onprem"])
+        flat = min(evaluation.costs["present_value"][o] for o in cost_model.CLOUD_OPTIONS)
+        # The cloud the verdict weighs is the plan's cloud only, 16 → 256 GPUs, not 16 held.
+        assert basis["present_value"]["cloud"] == plan["present_value"]["cloud_only"]
+        assert basis["present_value"]["cloud"] > 5 * flat
+        assert evaluation.derived["cost_order"] == basis["order"]
+    slow_cloud = verdict.plan_basis(slow[1], ["cloud"]) or slow[1]["outcome_present_value"]
+    assert fast[1]["outcome_present_value"]["cloud"] < 0.5 * slow_cloud["cloud"]
+
+
+def test_owning_in_stages_far_cheaper_as_demand_grows_carries_the_headline():
+    # At a dearer cloud, today's 16 GPUs rent for less, but the growth makes owning in
+    # stages about 29 % cheaper in nearly every draw: decisive, and the plan owns.
+    answers = _growing(gpu_hour_reserved_3y=3.5, gpu_hour_on_demand=4.0)
+    evaluation, plan = _plan_for(answers)
+    assert evaluation.costs["verdict"].startswith("cloud")  # the tables: today's demand
+    assert evaluation.derived["cost_decisive"] == "hybrid"
+    assert evaluation.result.recommendation == "hybrid"
+    assert plan["chosen_plan"] == "staged"
+    assert all(stage["action"] == "own" for stage in plan["chosen"])
+
+
+def test_decide_says_the_verdict_reads_the_plan_when_demand_grows(rules, tmp_path, capsys):
+    answers = _growing(gpu_hour_reserved_3y=3.5, gpu_hour_on_demand=4.0)
+    code, out, _err = run_decide(tmp_path, capsys, answers, "--format", "json")
+    assert code == 0
+    data = json.loads(out)
+    costs, plan = data["costs"], data["plan"]
+    assert costs["verdict_basis"] == "plan"
+    assert costs["verdict_present_value"]["cloud"] == plan["present_value"]["cloud_only"]
+    assert costs["verdict_gap_pct"] > 25 and costs["verdict_probability"] > 0.9
+    assert costs["cheapest_gap_pct"] != costs["verdict_gap_pct"]  # the tables' own, kept
+    assert costs["verdict"] == "hybrid_clear" and costs["cheapest"] == "cloud"
+    flat = json.loads(run_decide(tmp_path, capsys, make_answers("startup"), "--format", "json")[1])
+    assert flat["costs"]["verdict_basis"] == "costs"

@@ -12,7 +12,7 @@ excluded with that reason, so the headline, the scores and the costs agree.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -82,25 +82,46 @@ def answers_evaluate(
     computed = costs.costs_compute(
         answers=cost_answers(answers, excluded=frozenset(excluded)), figures=used, currency=currency
     )
-    if found_verdict := costs.cost_verdict(computed):
-        derived["cost_verdict"] = found_verdict
-    if len(order := costs.cost_order(computed)) > 1:
-        derived[scoring.COST_ORDER] = order
+    # With growth, the verdict reads the plan over that future (engine/verdict.py).
+    basis = None
+    if stages.future_of(answers).grows:
+        plan = answers_plan(
+            answers=answers, figures=used, excluded=excluded, currency=currency, seed=odds_seed
+        )
+        allowed = [outcome for outcome in costs.TIE_ORDER if outcome not in excluded]
+        basis = verdict.plan_basis(plan, allowed)
+    if basis is not None:
+        derived["cost_verdict"] = verdict.basis_verdict(basis)
+        derived[scoring.COST_ORDER] = basis["order"]
+        _decisive(derived, {**answers, **derived}, rulebook, basis, basis["order"])
+    else:
+        if found_verdict := costs.cost_verdict(computed):
+            derived["cost_verdict"] = found_verdict
+        if len(order := costs.cost_order(computed)) > 1:
+            derived[scoring.COST_ORDER] = order
     # The odds cost 5–10 cost models: drawn only for a rule set whose rules read them, or
-    # for a lead wide enough to be decisive.
+    # for a lead wide enough to be decisive (the plan's draws decide that with growth).
     gap = computed["verdict_gap_pct"]
     found = None
     if any(rule.question == "cost_odds" for rule in rulebook.rules) or (
-        gap is not None and gap >= verdict.DECISIVE_GAP_PCT - 1e-9
+        basis is None and gap is not None and gap >= verdict.DECISIVE_GAP_PCT - 1e-9
     ):
         found = answers_odds(
             answers=answers, figures=used, excluded=excluded, currency=currency, seed=odds_seed
         )
         if odds_verdict := odds.odds_verdict(found["cheapest_probability"]):
             derived["cost_odds"] = odds_verdict
-        _decisive_verdict(derived, {**answers, **derived}, rulebook, computed, found, excluded)
+        if basis is None:
+            lead = {
+                "cheapest": computed["cheapest"],
+                "gap_pct": gap,
+                "probability": verdict.verdict_probability(computed, found),
+            }
+            allowed = [o for o in computed["options_compared"] if o not in excluded]
+            _decisive(derived, {**answers, **derived}, rulebook, lead, allowed)
     reduces_to = computed["hybrid_reduces_to"]
-    if reduces_to is not None and "hybrid" not in excluded:
+    # A hybrid that is a pure option on today's demand may be a real one as demand grows.
+    if reduces_to is not None and "hybrid" not in excluded and basis is None:
         reason = _REDUCES[reduces_to]
         owned = computed["hybrid_owned_gpus"]
         derived[scoring.COST_EXCLUDES] = {
@@ -112,21 +133,19 @@ def answers_evaluate(
     return Evaluation(result=result, costs=computed, figures=used, derived=derived, odds=found)
 
 
-def _decisive_verdict(
+def _decisive(
     derived: dict[str, Any],
     answers: Mapping[str, Any],
     rulebook: scoring.RuleBook,
-    computed: Mapping[str, Any],
-    found: Mapping[str, Any],
-    excluded: Iterable[str],
+    lead: Mapping[str, Any],
+    allowed: Sequence[str],
 ) -> None:
-    """Derive the decisive cost gap's answer (engine/verdict.py), or name the overriding
-    answers that keep it from being decisive (`cost_overridden_by`, rule keys)."""
-    cheapest = computed["cheapest"]
-    probability = verdict.verdict_probability(computed, found)
-    if cheapest is None or not verdict.is_decisive(computed["verdict_gap_pct"], probability):
+    """Derive the decisive cost gap's answer (engine/verdict.py) from the cheapest outcome's
+    lead (`cheapest`, `gap_pct`, `probability`) among the `allowed` outcomes, or name the
+    overriding answers that keep it from being decisive (`cost_overridden_by`, rule keys)."""
+    cheapest = lead["cheapest"]
+    if cheapest is None or not verdict.is_decisive(lead["gap_pct"], lead["probability"]):
         return
-    allowed = [o for o in computed["options_compared"] if o not in set(excluded)]
     hits = scoring.rules_hit(answers, rulebook)
     if overriding := verdict.overriding_rules(hits, cheapest, allowed):
         derived[verdict.OVERRIDDEN_BY] = [rule.key for rule in overriding]

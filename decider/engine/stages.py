@@ -46,6 +46,7 @@ import numpy as np
 from decider.engine import odds
 from decider.engine.costs import (
     HOURS_PER_MONTH,
+    TIE_ORDER,
     CostAnswers,
     commit_rate,
     on_demand_rate,
@@ -392,8 +393,9 @@ def _buy(world: _World, added: np.ndarray, first: np.ndarray, arrives: int) -> n
     return np.where(nodes > 0, value, 0.0)
 
 
-def _search(world: _World) -> tuple[_Path, list[int]]:
-    """The cheapest path over the decision months, and those months."""
+def _search(world: _World, *, must_own: bool = False) -> tuple[_Path, list[int]]:
+    """The cheapest path over the decision months, and those months (`must_own`: the
+    cheapest that owns GPUs by the last decision)."""
     decisions = _decisions(world)
     levels = _levels(world)
     if not decisions:  # nothing can arrive within the horizon
@@ -415,6 +417,8 @@ def _search(world: _World) -> tuple[_Path, list[int]]:
     first = np.broadcast_to((owned == 0)[:, None], (n, n))
     allowed = added >= 0  # owned capacity never shrinks
     best = np.zeros(n)  # the cost of what follows the last decision
+    if must_own:
+        best[owned == 0] = math.inf
     choice = np.zeros((len(decisions), n), dtype=int)
     for j in range(len(decisions) - 1, -1, -1):
         options = cost[j][None, :] + _buy(world, added, first, decisions[j]) + best[None, :]
@@ -487,9 +491,8 @@ def plan_compute(
 ) -> dict[str, Any]:
     """The cheapest staged plan, with cloud only and "commit now" beside it, whether to
     buy now or wait, and whether to own this generation or the next (`ranges` and `seed`:
-    the odds of waiting and of the next generation); `outcome`: the headline the plan
-    recommended follows, when demand does not grow (the headline's cost model then sees
-    the same future)."""
+    the odds of waiting and of the next generation); `outcome`: the headline, which the
+    plan recommended follows (the headline's verdict reads the plan when demand grows)."""
     params = figures_values(figures)
     months = answers.horizon_months
     world = _world(params, answers, future)
@@ -520,31 +523,55 @@ def plan_compute(
     generation = next_generation(market, gpu_model)
     ranges = {**odds.ranges_of(None), **(ranges or {})}  # an input not given: its default
     drawn = odds.draw(ranges, seed=seed)
-    # An on-premises headline owns the peak, as the cost section's on-prem does.
-    follows = None if future.grows else outcome
+    # The peak owned from the first month it can run: what an on-premises headline owns,
+    # as the cost section's on-prem does.
+
     peak_level = world.nodes(float(peak[1:].max())) * world.per_node
     peak_path = tuple(peak_level for _ in decisions)
-    peak_cost = (
-        _path_cost(world, decisions, peak_path) if decisions and follows == "onprem" else None
-    )
+    peak_cost = _path_cost(world, decisions, peak_path) if decisions else None
     paths = {
         "staged": staged.levels,
         "commit_now": commit_path,
         **({"cloud_only": tuple(0 for _ in decisions)} if cloud_cost is not None else {}),
         **({"own_peak": peak_path} if peak_cost is not None else {}),
     }
+    # The plan that stands for each outcome the rules allow, over this future.
+    # A hybrid owns a base: the search's plan, or when that owns nothing, the cheapest plan
+    # that owns GPUs by the last decision.
+    owning = staged if stages or not decisions else _search(world, must_own=True)[0]
+    if not stages and decisions and math.isfinite(owning.cost):
+        paths["owning"] = owning.levels
+    candidates = {
+        "cloud": "cloud_only" if cloud_cost is not None else None,
+        "hybrid": "staged" if stages else ("owning" if "owning" in paths else None),
+        "onprem": "own_peak" if peak_cost is not None else None,
+    }
+    outcomes: dict[str, str] = {
+        key: name
+        for key, name in candidates.items()
+        if name is not None and key not in answers.excluded and decisions
+    }
     found_odds = (
         None
         if not decisions
         else _plan_odds(
-            params, answers, future, decisions, paths, ranges=ranges, drawn=drawn, rate=rate
+            params,
+            answers,
+            future,
+            decisions,
+            paths,
+            ranges=ranges,
+            drawn=drawn,
+            rate=rate,
+            outcomes=outcomes,
         )
     )
     present = {"staged": staged.cost, "commit_now": commit_cost, "cloud_only": cloud_cost}
     if peak_cost is not None:
         present["own_peak"] = peak_cost
-    # The headline is priced on today's demand: with growth, the plan judges for itself.
-    chosen, marginal = _chosen(stages, present, found_odds, follows)
+    if "owning" in paths:
+        present["owning"] = owning.cost
+    chosen, marginal = _chosen(stages, present, found_odds, outcome)
     return {
         "currency": currency,
         # The plan recommended: the headline's, or with none the search's unless marginal.
@@ -618,7 +645,11 @@ def plan_compute(
             "growth_pct_per_year": future.growth_pct if not future.years else None,
             "years": [{"base_gpus": b, "peak_gpus": p} for b, p in future.years],
             "cloud_fall_pct_per_year": future.cloud_fall_pct,
+            "grows": future.grows,
         },
+        # Each allowed outcome's plan over this future, and its present value.
+        "outcome_plans": outcomes,
+        "outcome_present_value": {key: money(present[name]) for key, name in outcomes.items()},
     }
 
 
@@ -918,6 +949,7 @@ def _plan_odds(
     ranges: Mapping[str, tuple[float, float]],
     drawn: Mapping[str, np.ndarray],
     rate: float,
+    outcomes: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """How sure the plan is: its present value and those of the plans beside it at each of
     the odds' draws of demand growth and cloud and hardware prices, each plan held as it
@@ -951,8 +983,16 @@ def _plan_odds(
             fixed + by_cloud * drawn["cloud_price"] + by_hardware * drawn["hardware_price"]
         )
     staged = amounts["staged"]
+    # The share of draws in which each outcome's plan costs least (ties: the smaller
+    # commitment first, as the cost model breaks them).
+    ordered = [key for key in TIE_ORDER if key in (outcomes or {})]
+    shares: dict[str, float] = {}
+    if outcomes and ordered:
+        least = np.argmin(np.vstack([amounts[outcomes[key]] for key in ordered]), axis=0)
+        shares = {key: round(float((least == i).mean()), 4) for i, key in enumerate(ordered)}
     return {
         "draws": len(staged),
+        "outcome_cheapest_probability": shares,
         "growth": {"low": low, "high": high},
         "present_value": {
             name: dict(

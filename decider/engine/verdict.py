@@ -13,6 +13,10 @@ provider's jurisdiction, data residency) withholds the decisive level when its a
 favours another allowed option: the answer then carries the headline, and `extra_cost`
 says what it costs against the cheapest allowed option, and which answers carry it.
 
+When demand grows, the cost section still prices today's demand; the verdict then reads
+the plan over the growing future instead (`plan_basis`): each outcome's plan priced by
+engine/stages.py, so that the headline sees the growth the answers give.
+
 Plain data in and out, like the rest of the engine.
 """
 
@@ -70,19 +74,59 @@ def verdict_probability(costs: Mapping[str, Any], odds: Mapping[str, Any] | None
     return None if probability is None else float(probability)
 
 
+def plan_basis(plan: Mapping[str, Any] | None, compared: Sequence[str]) -> dict[str, Any] | None:
+    """When demand grows, what the verdict reads: each compared outcome's plan over that
+    future (engine/stages.py: cloud only, owning in stages or the final base, owning the
+    peak), cheapest first, the gap to the runner-up and how often the cheapest is cheapest
+    in the plan's draws. None when demand holds: the cost section then prices the same
+    future, and the verdict reads it."""
+    if not plan or not plan.get("future", {}).get("grows"):
+        return None
+    values = plan.get("outcome_present_value") or {}
+    present = {key: float(values[key]) for key in compared if values.get(key) is not None}
+    if len(present) < 2:
+        return None
+    order = sorted(present, key=lambda key: (present[key], cost_model.TIE_ORDER.index(key)))
+    cheapest, runner = order[0], present[order[1]]
+    shares = (plan.get("odds") or {}).get("outcome_cheapest_probability") or {}
+    return {
+        "present_value": present,
+        "order": order,
+        "cheapest": cheapest,
+        "gap_pct": round((runner - present[cheapest]) / runner * 100, 2) if runner > 0 else 0.0,
+        "probability": shares.get(cheapest),
+        "plans": {key: plan["outcome_plans"][key] for key in present},
+        "currency": plan["currency"],
+    }
+
+
+def basis_verdict(basis: Mapping[str, Any]) -> str:
+    """The cost criterion's answer read off the plans (the cost model's 15 % rule)."""
+    clear = basis["gap_pct"] >= cost_model.CLEAR_GAP_PCT - 1e-9
+    return f"{basis['cheapest']}_{'clear' if clear else 'slight'}"
+
+
 def extra_cost(
-    result: scoring.Result, costs: Mapping[str, Any], *, overriding: Sequence[str] = ()
+    result: scoring.Result,
+    costs: Mapping[str, Any],
+    *,
+    overriding: Sequence[str] = (),
+    basis: Mapping[str, Any] | None = None,
 ) -> dict[str, Any] | None:
     """What the headline costs over the cheapest allowed option, and the answers that carry
     it: the overriding ones that withheld a decisive gap (`overriding`, criterion keys)
-    first, then those that set the headline furthest above the cheapest. None when the
-    headline is the cheapest, or nothing was compared on cost."""
+    first, then those that set the headline furthest above the cheapest. `basis`: the
+    plans' present values when demand grows (plan_basis). None when the headline is the
+    cheapest, or nothing was compared on cost."""
     headline = result.recommendation
-    order = cost_model.cost_order(costs)
+    if basis is not None:
+        order, present = basis["order"], dict(basis["present_value"])
+    else:
+        order = cost_model.cost_order(costs)
+        present = cost_model.outcome_amounts(costs["present_value"], costs.get("hybrid_reduces_to"))
     if headline is None or not order or headline == order[0] or headline not in order:
         return None
     cheapest = order[0]
-    present = cost_model.outcome_amounts(costs["present_value"], costs.get("hybrid_reduces_to"))
     amount = float(present[headline]) - float(present[cheapest])
     return {
         "outcome": headline,
@@ -93,6 +137,7 @@ def extra_cost(
         "horizon_months": costs["horizon_months"],
         "answers": _carriers(result.contributions, headline, cheapest, overriding),
         "overridden": bool(overriding),
+        "basis": "plan" if basis is not None else "costs",
     }
 
 
@@ -151,15 +196,29 @@ def result_money(
     *,
     derived: Mapping[str, Any],
     language: str,
+    plan: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """What `decide` and the API add to a result about the verdict and the money: `costs`
-    with `verdict_probability` (a copy: a kept result is never changed), and `summary`
-    with `extra_cost`."""
+    with `verdict_probability` (a copy: a kept result is never changed), and, when demand
+    grows, the verdict's gap and odds read off the plan (`verdict_basis`: "plan", with the
+    plans' `verdict_present_value`); and `summary` with `extra_cost`."""
+    basis = plan_basis(plan, [o for o in cost_model.TIE_ORDER if o not in result.excluded])
+    shown = {**costs, "verdict_probability": verdict_probability(costs, odds)}
+    shown["verdict_basis"] = "costs"
+    if basis is not None:
+        shown.update(
+            verdict_basis="plan",
+            verdict=basis_verdict(basis),
+            verdict_gap_pct=basis["gap_pct"],
+            verdict_probability=basis["probability"],
+            verdict_present_value=basis["present_value"],
+        )
+    overriding = derived.get(OVERRIDDEN_BY) or ()
     return {
-        "costs": {**costs, "verdict_probability": verdict_probability(costs, odds)},
+        "costs": shown,
         "summary": {
             "extra_cost": extra_cost_localized(
-                extra_cost(result, costs, overriding=derived.get(OVERRIDDEN_BY) or ()), language
+                extra_cost(result, costs, overriding=overriding, basis=basis), language
             )
         },
     }

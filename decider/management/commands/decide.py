@@ -85,6 +85,7 @@ class Command(BaseCommand):
                     data["odds"],
                     derived=evaluation.derived,
                     language=options["lang"],
+                    plan=data["plan"],
                 )
             )
             if sized is not None:
