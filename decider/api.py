@@ -111,9 +111,13 @@ def assessments(request: HttpRequest) -> HttpResponse:
         # Nothing is kept unless it scores: the document is made from the scored draft, and
         # the row and its result are written together only then (one INSERT, with no lock
         # held while the odds and the plan are drawn).
-        draft, costs_usd = services.assessment_scored_draft(answers=answers, name=name)
+        draft, evaluation = services.assessment_scored_draft(answers=answers, name=name)
         document = services.assessment_document(
-            draft, language=get_language() or "en", currency="USD", costs_shown=costs_usd
+            draft,
+            language=get_language() or "en",
+            currency="USD",
+            costs_shown=evaluation.costs,
+            odds_shown=evaluation.odds,  # drawn while scoring, when the lead may be decisive
         )
         if sized is not None:
             document["sizing"] = sized  # what the work gave (its answers are saved)
@@ -122,7 +126,9 @@ def assessments(request: HttpRequest) -> HttpResponse:
         return _errors(
             {"_": gettext("these answers cannot be costed: %(error)s") % {"error": error}}
         )
-    _assessment, edit_token, view_token = services.assessment_draft_save(draft)
+    _assessment, edit_token, view_token = services.assessment_draft_save(
+        draft, odds_usd=evaluation.odds
+    )
     document |= {
         "edit_url": request.build_absolute_uri(reverse("decider-result", args=[edit_token])),
         "view_url": request.build_absolute_uri(reverse("decider-view", args=[view_token])),

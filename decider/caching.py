@@ -124,6 +124,12 @@ def scored_key(assessment: Any, *variant: str) -> str | None:
     return "result:" + ":".join(str(part) for part in parts)
 
 
+def keep(key: str | None, value: Any) -> None:
+    """Keep `value` under `key` as `scored` would have computed it (nothing without a key)."""
+    if key is not None and value is not None:
+        caches[CACHE].set(key, value, SCORED_TIMEOUT_S)
+
+
 def scored(key: str | None, compute: Callable[[], T]) -> T:
     """`compute()`, kept under `key` once per scored result (computed every time without one)."""
     if key is None:

@@ -122,33 +122,41 @@ def assessment_evaluate(
 def assessment_create(*, answers: dict[str, Any], name: str) -> tuple[Assessment, str, str, dict]:
     """A new assessment, scored and saved in one write, and its costs in USD (the cost model
     runs once: the evaluation's costs are the saved result's)."""
-    draft, costs_usd = assessment_scored_draft(answers=answers, name=name)
-    return (*assessment_draft_save(draft), costs_usd)
+    draft, evaluation = assessment_scored_draft(answers=answers, name=name)
+    return (*assessment_draft_save(draft, odds_usd=evaluation.odds), evaluation.costs)
 
 
-def assessment_scored_draft(*, answers: dict[str, Any], name: str) -> tuple[Assessment, dict]:
-    """A new assessment scored but not saved, and its costs in USD: whatever is computed from
-    it before the write (the API's document) holds no database lock meanwhile."""
+def assessment_scored_draft(*, answers: dict[str, Any], name: str) -> tuple[Assessment, Evaluation]:
+    """A new assessment scored but not saved, and its evaluation (costs in USD, and the odds
+    when the scoring drew them): whatever is computed from it before the write (the API's
+    document) holds no database lock meanwhile."""
     draft = Assessment(answers=answers, name=name)
     seed = new_odds_seed()
     ruleset, evaluation, figures = assessment_evaluate(draft, odds_seed=seed)
     _take_result(draft, ruleset, evaluation, figures, odds_seed=seed)
-    return draft, evaluation.costs
+    return draft, evaluation
 
 
-def assessment_draft_save(draft: Assessment) -> tuple[Assessment, str, str]:
-    """The scored draft saved with its links, in one INSERT."""
+def assessment_draft_save(
+    draft: Assessment, *, odds_usd: dict[str, Any] | None = None
+) -> tuple[Assessment, str, str]:
+    """The scored draft saved with its links, in one INSERT; `odds_usd`: the odds the scoring
+    drew, kept for the result's first view."""
     scored = {field: getattr(draft, field) for field in Assessment.SCORED_FIELDS}
-    return Assessment.create_with_links(answers=draft.answers, name=draft.name, **scored)
+    saved = Assessment.create_with_links(answers=draft.answers, name=draft.name, **scored)
+    caching.keep(caching.scored_key(saved[0], "odds", "USD"), odds_usd)
+    return saved
 
 
 def assessment_score(assessment: Assessment, *, refresh: bool = False) -> None:
     """Score and keep the result, with the figures and rules used, as a snapshot. A result
-    scored again keeps its odds' draws: what changes is what was re-scored."""
+    scored again keeps its odds' draws: what changes is what was re-scored. The odds the
+    scoring drew are kept for the result's first view (in USD, as the scoring draws them)."""
     seed = odds_seed_of(assessment) if assessment.result else new_odds_seed()
-    evaluated = assessment_evaluate(assessment, refresh=refresh, odds_seed=seed)
-    _take_result(assessment, *evaluated, odds_seed=seed)
+    ruleset, evaluation, figures = assessment_evaluate(assessment, refresh=refresh, odds_seed=seed)
+    _take_result(assessment, ruleset, evaluation, figures, odds_seed=seed)
     assessment.save(update_fields=[*Assessment.SCORED_FIELDS, "updated_at"])
+    caching.keep(caching.scored_key(assessment, "odds", "USD"), evaluation.odds)
 
 
 def assessment_what_if(assessment: Assessment, answers: dict[str, Any]) -> Assessment:
@@ -312,14 +320,15 @@ def assessment_document(
     language: str,
     currency: str,
     costs_shown: dict[str, Any] | None = None,
+    odds_shown: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The assessment as JSON: its answers and the result in the shape of `decide --format json`.
-    `costs_shown`: its costs in `currency` when the caller has them already."""
+    `costs_shown`, `odds_shown`: its costs and odds in `currency` when the caller has them."""
     result = assessment.scoring_result()
     assert result is not None, "score the assessment first"
     document = scoring.result_localized(result, language)
     document["costs"] = costs_shown or assessment_costs(assessment, currency=currency)
-    document["odds"] = assessment_odds(assessment, currency=currency)
+    document["odds"] = odds_shown or assessment_odds(assessment, currency=currency)
     document["plan"] = assessment_plan(assessment, currency=currency)
     document.update(
         verdict.result_money(

@@ -420,3 +420,29 @@ def test_decide_says_the_verdict_reads_the_plan_when_demand_grows(rules, tmp_pat
     assert costs["verdict"] == "hybrid_clear" and costs["cheapest"] == "cloud"
     flat = json.loads(run_decide(tmp_path, capsys, make_answers("startup"), "--format", "json")[1])
     assert flat["costs"]["verdict_basis"] == "costs"
+
+
+def test_the_odds_drawn_at_scoring_are_the_ones_the_result_shows(rules, client, monkeypatch):
+    """10,000 draws cost 25–35 ms: a lead that may be decisive draws them while scoring, and
+    the API's document and the result's first view read those, not new ones."""
+    from decider.engine import odds as odds_module
+
+    drawn = []
+    real = odds_module.odds_compute
+
+    def counted(**kwargs):
+        drawn.append(kwargs["seed"])
+        return real(**kwargs)
+
+    monkeypatch.setattr(odds_module, "odds_compute", counted)
+    response = client.post(
+        reverse("decider-api-assessments"),
+        make_answers("inference"),
+        content_type="application/json",
+    )
+    assert response.status_code == 201 and len(drawn) == 1
+    created = response.json()
+    read = client.get(created["view_json_url"]).json()
+    assert len(drawn) == 1  # the first view read the odds kept at scoring
+    assert read["result"]["odds"] == created["result"]["odds"]
+    assert read["result"]["odds"]["seed"] == drawn[0]

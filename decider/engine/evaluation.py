@@ -40,7 +40,8 @@ class Evaluation:
     costs: dict[str, Any]
     figures: dict[str, Figure]  # the figures used: the assessment's own overrides applied
     derived: dict[str, Any]  # answers the app derived, as the rules read them
-    odds: dict[str, Any] | None = None  # the odds, when the scoring drew them
+    # The odds, when the scoring drew them: those of the result it gives (same exclusions).
+    odds: dict[str, Any] | None = None
 
 
 def cost_answers(
@@ -99,15 +100,23 @@ def answers_evaluate(
             derived["cost_verdict"] = found_verdict
         if len(order := costs.cost_order(computed)) > 1:
             derived[scoring.COST_ORDER] = order
+    reduces_to = computed["hybrid_reduces_to"]
+    # A hybrid that is a pure option on today's demand may be a real one as demand grows.
+    reduces = reduces_to is not None and "hybrid" not in excluded and basis is None
     # The odds cost 5–10 cost models: drawn only for a rule set whose rules read them, or
-    # for a lead wide enough to be decisive (the plan's draws decide that with growth).
+    # for a lead wide enough to be decisive (the plan's draws decide that with growth); with
+    # the outcomes the result will exclude, so that they are the saved result's own odds.
     gap = computed["verdict_gap_pct"]
     found = None
     if any(rule.question == "cost_odds" for rule in rulebook.rules) or (
         basis is None and gap is not None and gap >= verdict.DECISIVE_GAP_PCT - 1e-9
     ):
         found = answers_odds(
-            answers=answers, figures=used, excluded=excluded, currency=currency, seed=odds_seed
+            answers=answers,
+            figures=used,
+            excluded=[*excluded, *(["hybrid"] if reduces else [])],
+            currency=currency,
+            seed=odds_seed,
         )
         if odds_verdict := odds.odds_verdict(found["cheapest_probability"]):
             derived["cost_odds"] = odds_verdict
@@ -119,9 +128,7 @@ def answers_evaluate(
             }
             allowed = [o for o in computed["options_compared"] if o not in excluded]
             _decisive(derived, {**answers, **derived}, rulebook, lead, allowed)
-    reduces_to = computed["hybrid_reduces_to"]
-    # A hybrid that is a pure option on today's demand may be a real one as demand grows.
-    if reduces_to is not None and "hybrid" not in excluded and basis is None:
+    if reduces and reduces_to is not None:
         reason = _REDUCES[reduces_to]
         owned = computed["hybrid_owned_gpus"]
         derived[scoring.COST_EXCLUDES] = {

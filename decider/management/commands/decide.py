@@ -70,6 +70,9 @@ class Command(BaseCommand):
             data = result_localized(evaluation.result, options["lang"])
             data["costs"] = evaluation.costs
             for key, compute in (("odds", answers_odds), ("plan", answers_plan)):
+                if key == "odds" and evaluation.odds is not None:
+                    data[key] = evaluation.odds  # drawn while scoring, for the same result
+                    continue
                 data[key] = compute(
                     answers=answers,
                     figures=evaluation.figures,
