@@ -214,22 +214,26 @@ class OptionFormSet(forms.BaseInlineFormSet):
             raise ValidationError(general)
 
 
+# What a criterion's form and its admin page edit (the same list: the page shows the form).
+CRITERION_FIELDS = [
+    "ruleset",
+    "order",
+    "key",
+    "question",
+    "label_en",
+    "label_zh",
+    "weight",
+    "overrides_cost",
+]
+
+
 class CriterionForm(ChoicesFromCode, forms.ModelForm):
     # Off in the rule set's inline, whose formset checks all weights together.
     check_other_weights = True
 
     class Meta:
         model = Criterion
-        fields = [
-            "ruleset",
-            "order",
-            "key",
-            "question",
-            "label_en",
-            "label_zh",
-            "weight",
-            "overrides_cost",
-        ]
+        fields = CRITERION_FIELDS
 
     def clean(self) -> dict[str, Any]:
         super().clean()
@@ -792,16 +796,7 @@ class CriterionAdmin(PublishedReadOnly, DraftRuleSetField, HistoryAdmin):
     list_filter = ["ruleset__is_published", "ruleset"]
     list_select_related = ["ruleset"]
     search_fields = ["key", "label_en", "label_zh", "question"]
-    fields = [
-        "ruleset",
-        "order",
-        "key",
-        "question",
-        "label_en",
-        "label_zh",
-        "weight",
-        "overrides_cost",
-    ]
+    fields = CRITERION_FIELDS
     inlines = [OptionInline]
 
     def get_queryset(self, request: HttpRequest) -> QuerySet:

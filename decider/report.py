@@ -139,7 +139,7 @@ def _scored_context(assessment: Assessment, *, currency: str) -> dict[str, Any]:
     plan = assessment_plan(assessment, currency=currency)
     outcomes = _outcomes_explained(result)
     # With growth the verdict reads the plan over that future, not the tables' today.
-    basis = verdict.plan_basis(plan, [o for o in OUTCOMES if o not in result.excluded])
+    basis = verdict.result_basis(result, plan)
     recommendation = result.recommendation
     runner_up = next(
         (o["key"] for o in outcomes if o["key"] != recommendation and not o["excluded"]), None

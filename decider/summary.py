@@ -20,6 +20,7 @@ from decider.engine.costs import HOURS_PER_MONTH
 from decider.engine.figures import FIGURES
 from decider.engine.outcomes import COST_OPTIONS, cost_option_label, outcome_name
 from decider.engine.questionnaire import GPU_MODELS
+from decider.engine.text import Text
 from decider.templatetags.decider_tags import money
 
 # Breakdown lines paid before the first job runs: the capital to ask for.
@@ -370,7 +371,11 @@ def extra_cost_sentence(extra: Mapping[str, Any] | None, currency: str) -> str |
     answers that carry it (engine/verdict.py); None when it is the cheapest."""
     if not extra:
         return None
-    key = _lang_key(_language())
+    language = _language()
+
+    def shown(text: Mapping[str, str]) -> str:
+        return Text.from_dict(dict(text)).get(language)
+
     overriding = [item for item in extra["answers"] if item.get("overrides_cost")]
     # The others by name alone, two at most: the sentence sits in the summary's first block.
     others = [item for item in extra["answers"] if not item.get("overrides_cost")][:2]
@@ -397,7 +402,7 @@ def extra_cost_sentence(extra: Mapping[str, Any] | None, currency: str) -> str |
             % {
                 "answers": _("; ").join(
                     _("%(label)s (%(answer)s)")
-                    % {"label": item["label"][key], "answer": item["answer"][key]}
+                    % {"label": shown(item["label"]), "answer": shown(item["answer"])}
                     for item in overriding
                 )
             }
@@ -405,14 +410,10 @@ def extra_cost_sentence(extra: Mapping[str, Any] | None, currency: str) -> str |
     if others:
         sentences.append(
             _("The answers that carry it: %(answers)s.")
-            % {"answers": _("; ").join(item["label"][key] for item in others)}
+            % {"answers": _("; ").join(shown(item["label"]) for item in others)}
         )
-    sentence = ("" if key == "zh" else " ").join(sentences)
-    return sentence
-
-
-def _lang_key(language: str) -> str:
-    return "zh" if language.startswith("zh") else "en"
+    # Chinese sentences run on without a space.
+    return Text(en=" ", zh="").get(language).join(sentences)
 
 
 def plan_odds_sentence(found: Mapping[str, Any] | None, currency: str) -> str | None:

@@ -70,6 +70,29 @@ def make_answers(persona: str = "growth", **changes: Any) -> dict[str, Any]:
     return answers
 
 
+# A startup that grows from 16 to 256 GPUs over three years and then holds: a base and a
+# peak per year (the answers' `growth_years`).
+GROWTH_YEARS = ((12, 16), (30, 40), (80, 100), (200, 256), (200, 256))
+
+
+def make_growing_answers(*, costs: dict[str, float] | None = None, **changes: Any) -> dict:
+    """The startup persona growing as GROWTH_YEARS over five years, with data-centre space
+    of its own, no ops engineer yet and capital to spend; `costs`: its own cost figures."""
+    answers = make_answers(
+        "startup",
+        horizon_years=5,
+        gpus=16,
+        has_datacenter=True,
+        ops_fte=0.0,
+        capex_available=True,
+    )
+    answers["growth_years"] = [{"base_gpus": b, "peak_gpus": p} for b, p in GROWTH_YEARS]
+    answers.update(changes)
+    if costs:
+        answers["costs"] = costs
+    return answers
+
+
 def make_assessment(**kwargs: Any):
     """(assessment, edit token, view token); finished growth answers unless told otherwise."""
     from decider.models import Assessment

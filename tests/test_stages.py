@@ -9,12 +9,18 @@ from decider.charts import plan_sentence
 from decider.engine.costs import costs_compute
 from decider.engine.questionnaire import answers_validate
 from decider.engine.stages import Future, plan_compute
-from tests.factories import make_answers, make_cost_answers, shipped_figures
+from tests.factories import (
+    GROWTH_YEARS,
+    make_answers,
+    make_cost_answers,
+    make_growing_answers,
+    shipped_figures,
+)
 
 # A startup that grows from 16 to 256 GPUs over three years and then holds: training runs
 # keep the base at about 80 % of the peak. It has data-centre space and no ops engineer yet,
 # and no provider signs it to three years: its 3-year price is the 1-year index ($2.35).
-YEARS = ((12, 16), (30, 40), (80, 100), (200, 256), (200, 256))
+YEARS = GROWTH_YEARS
 STARTUP = {
     "gpus": 16,
     "utilization": 0.8,
@@ -219,18 +225,8 @@ def test_the_result_page_shows_the_stages_their_reasons_and_the_timeline(client,
 
     from tests.factories import make_assessment
 
-    answers = {
-        **make_answers(
-            "startup",
-            horizon_years=5,
-            gpus=16,
-            has_datacenter=True,
-            ops_fte=0.0,
-            capex_available=True,
-        ),
-        "growth_years": [{"base_gpus": b, "peak_gpus": p} for b, p in YEARS],
-        "costs": {"gpu_hour_reserved_3y": 2.5},  # the startup's: a small 3-year discount
-    }
+    # The startup's own 3-year price: a small discount.
+    answers = make_growing_answers(costs={"gpu_hour_reserved_3y": 2.5})
     _assessment, edit, _view = make_assessment(answers=answers)
     page = client.get(reverse("decider-result", args=[edit])).content.decode()
     assert "A plan in stages" in page and 'id="chart-plan"' in page
@@ -460,11 +456,7 @@ def test_decide_prints_the_plan_recommended_its_alternatives_and_its_financing(
 ):
     from tests.test_decide import run_decide
 
-    answers = {
-        **make_answers("startup", horizon_years=5, gpus=16, has_datacenter=True, ops_fte=0.0),
-        "growth_years": [{"base_gpus": b, "peak_gpus": p} for b, p in YEARS],
-        "costs": {"gpu_hour_reserved_3y": 3.5, "gpu_hour_on_demand": 4.0},
-    }
+    answers = make_growing_answers(costs={"gpu_hour_reserved_3y": 3.5, "gpu_hour_on_demand": 4.0})
     for capex in (True, False):
         code, out, _err = run_decide(
             tmp_path, capsys, {**answers, "capex_available": capex}, "--format", "json"

@@ -2,11 +2,11 @@
 
 The cost criterion used to be worth the same few points whatever the gap: a cloud 69 %
 cheaper in every draw lost to the utilization rule alone. Here the cost model's verdict
-becomes *decisive* (the derived answer `cost_decisive`) when the cheapest allowed option beats the runner-up by at least
-`DECISIVE_GAP_PCT` of the runner-up's present value in at least `DECISIVE_PROBABILITY` of
-the odds' draws; the rule set gives it its own criterion and weight, so what it is
-worth is the admins' to set (fixtures/ruleset.json ships one that wins against every other
-answer but the overriding ones).
+becomes *decisive* (the derived answer `cost_decisive`) when the cheapest allowed option
+beats the runner-up by at least `DECISIVE_GAP_PCT` of the runner-up's present value in at
+least `DECISIVE_PROBABILITY` of the odds' draws; the rule set gives it its own criterion and
+weight, so what it is worth is the admins' to set (fixtures/ruleset.json ships one that wins
+against every other answer but the overriding ones).
 
 A rule the rule set marks as overriding cost (strict latency, regional expansion, the
 provider's jurisdiction, data residency) withholds the decisive level when its answer
@@ -27,14 +27,15 @@ from typing import Any
 
 from decider.engine import costs as cost_model
 from decider.engine import scoring
+from decider.engine.text import Text
 
+DECISIVE_GAP_PCT = 25.0
+DECISIVE_PROBABILITY = 0.9
 # The derived answer (questionnaire.DERIVED_QUESTIONS): the decisively cheapest outcome,
 # absent when no gap is decisive.
 DECISIVE = "cost_decisive"
-DECISIVE_GAP_PCT = 25.0
 # The derived answer naming the overriding rules (criterion keys) that withheld it.
 OVERRIDDEN_BY = "cost_overridden_by"
-DECISIVE_PROBABILITY = 0.9
 # How many answers the extra cost names, strongest first.
 CARRIERS = 3
 
@@ -95,9 +96,13 @@ def plan_basis(plan: Mapping[str, Any] | None, compared: Sequence[str]) -> dict[
         "cheapest": cheapest,
         "gap_pct": round((runner - present[cheapest]) / runner * 100, 2) if runner > 0 else 0.0,
         "probability": shares.get(cheapest),
-        "plans": {key: plan["outcome_plans"][key] for key in present},
         "currency": plan["currency"],
     }
+
+
+def result_basis(result: scoring.Result, plan: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """plan_basis over the outcomes a scored result did not exclude."""
+    return plan_basis(plan, [o for o in cost_model.TIE_ORDER if o not in result.excluded])
 
 
 def basis_verdict(basis: Mapping[str, Any]) -> str:
@@ -175,14 +180,13 @@ def extra_cost_localized(extra: Mapping[str, Any] | None, language: str) -> dict
     """`extra_cost` with its labels in one language (the shape `decide` and the API print)."""
     if extra is None:
         return None
-    chinese = language.startswith("zh")
     return {
         **extra,
         "answers": [
             {
                 **item,
-                "label": item["label"]["zh" if chinese else "en"],
-                "answer": item["answer"]["zh" if chinese else "en"],
+                "label": Text.from_dict(item["label"]).get(language),
+                "answer": Text.from_dict(item["answer"]).get(language),
             }
             for item in extra["answers"]
         ],
@@ -202,7 +206,7 @@ def result_money(
     with `verdict_probability` (a copy: a kept result is never changed), and, when demand
     grows, the verdict's gap and odds read off the plan (`verdict_basis`: "plan", with the
     plans' `verdict_present_value`); and `summary` with `extra_cost`."""
-    basis = plan_basis(plan, [o for o in cost_model.TIE_ORDER if o not in result.excluded])
+    basis = result_basis(result, plan)
     shown = {**costs, "verdict_probability": verdict_probability(costs, odds)}
     shown["verdict_basis"] = "costs"
     if basis is not None:
