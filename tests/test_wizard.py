@@ -228,3 +228,34 @@ def test_demand_levels_that_do_not_add_up_are_shown_next_to_the_field(
     assert 'class="error"' in field_html and message in field_html
     assessment.refresh_from_db()
     assert assessment.answers == before
+
+
+def test_the_finance_figures_are_asked_with_the_others_and_bad_ones_are_named(client, rules):
+    """No capital up front: the rate and term the purchases are financed at are on the
+    budget step, prefilled, and a rate above 1 or a fractional term is refused by the field."""
+    assessment, token, _view = make_assessment(answers=make_answers("startup"))
+    page = client.get(step_url(token, "budget")).content.decode()
+    assert 'name="cost_finance_rate" value="0.1"' in page
+    assert 'name="cost_finance_term_months" value="36"' in page
+    wrong = client.post(
+        step_url(token, "budget"),
+        {
+            "capex_available": "false",
+            "cost_finance_rate": "5",
+            "cost_finance_term_months": "2.5",
+            "next": "1",
+        },
+    )
+    assert wrong.status_code == 200
+    body = wrong.content.decode()
+    for field in ("cost_finance_rate", "cost_finance_term_months"):
+        field_html = body.split(f'id="field-{field}"')[1].split('class="field')[0]
+        assert 'class="error"' in field_html, field
+    assessment.refresh_from_db()
+    assert "costs" not in assessment.answers  # nothing bad was kept
+    client.post(
+        step_url(token, "budget"),
+        {"capex_available": "false", "cost_finance_rate": "0.14", "next": "1"},
+    )
+    assessment.refresh_from_db()
+    assert assessment.answers["costs"] == {"finance_rate": 0.14}
