@@ -382,12 +382,16 @@ def _schemas() -> dict[str, Any]:
             "plan": {
                 "type": "object",
                 "description": "The cheapest plan in stages for the answers' `growth_pct`, "
-                "`growth_years` and `cloud_price_fall_pct`: `stages` [{month, order_month, owned_gpus, added_gpus, "
+                "`growth_years`, `cloud_price_fall_pct` and `hardware_price_fall_pct` (the one "
+                "future every section prices): `chosen_plan`, `chosen_present_value`, "
+                "`stages` [{month, order_month, owned_gpus, added_gpus, "
                 "base_gpus, peak_gpus, required_by_data, saves}], `present_value` {staged, "
                 "commit_now, cloud_only (null when data may not leave)}, `commit_now_gpus`, "
                 "`first_possible_month`, `timeline` {months, owned_gpus, base_gpus, "
                 "peak_gpus}, `wait` {owned_gpus, cloud_fall_pct_per_year, "
-                "hardware_fall_pct_per_year, source, as_of, options [{wait_months, "
+                "hardware_fall_pct_per_year (the answers'), prices_from (answers|held), "
+                "suggested {cloud_fall_pct_per_year, hardware_fall_pct_per_year} (the GPU "
+                "model's published path, with source, as_of), options [{wait_months, "
                 "present_value, cheaper_than_now_pct}], best_wait_months}: buy now or wait, "
                 "`generation` (null when no next generation is modelled) {model, successor, "
                 "successor_name, ships_month, speed, owned_gpus, successor_gpus, "

@@ -177,7 +177,9 @@ def _scored_context(assessment: Assessment, *, currency: str) -> dict[str, Any]:
                 plan["wait"], currency, cloud_only=plan["present_value"]["cloud_only"]
             ),
             "odds": summary.plan_odds_sentence(plan.get("odds"), currency),
-            "generation": summary.generation_summary(plan.get("generation"), currency),
+            "generation": summary.generation_summary(
+                plan.get("generation"), currency, chosen=plan.get("chosen_present_value")
+            ),
         },
         "checklist": checklist_for(recommendation, assessment.answers, migration),
         "answers_table": answers_table(assessment.answers),

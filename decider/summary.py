@@ -322,14 +322,30 @@ def wait_summary(
             "amount": money(now - best["present_value"], currency),
             "share": _pct(best["cheaper_than_now_pct"] / 100),
         }
-    assumed = _(
-        "Prices assumed to fall %(cloud)s %% a year for cloud GPU-hours and %(hardware)s %% a "
-        "year for servers: %(source)s."
-    ) % {
-        "cloud": f"{wait['cloud_fall_pct_per_year']:g}",
-        "hardware": f"{wait['hardware_fall_pct_per_year']:g}",
-        "source": (_language().startswith("zh") and wait.get("source_zh")) or wait["source"],
-    }
+    source = (_language().startswith("zh") and wait.get("source_zh")) or wait["source"]
+    suggested = wait.get("suggested") or {}
+    if wait.get("prices_from", "answers") == "held":
+        # One future for every section: the model's path is offered, not applied unasked.
+        assumed = _(
+            "Today's prices held, as in every section: your answers give no fall. The GPU "
+            "model's own path is about %(cloud)s %% a year for cloud GPU-hours and "
+            "%(hardware)s %% for servers (%(source)s); give them on the budget step to price "
+            "them everywhere."
+        ) % {
+            "cloud": f"{suggested.get('cloud_fall_pct_per_year', 0):g}",
+            "hardware": f"{suggested.get('hardware_fall_pct_per_year', 0):g}",
+            "source": source,
+        }
+    else:
+        assumed = _(
+            "Prices assumed to fall %(cloud)s %% a year for cloud GPU-hours and %(hardware)s "
+            "%% a year for servers, as your answers give and every section prices them. "
+            "The GPU model's own path: %(source)s."
+        ) % {
+            "cloud": f"{wait['cloud_fall_pct_per_year']:g}",
+            "hardware": f"{wait['hardware_fall_pct_per_year']:g}",
+            "source": source,
+        }
     return {"sentence": sentence, "assumed": assumed, "options": options}
 
 
@@ -453,10 +469,12 @@ def plan_odds_sentence(found: Mapping[str, Any] | None, currency: str) -> str | 
 
 
 def generation_summary(
-    generation: Mapping[str, Any] | None, currency: str
+    generation: Mapping[str, Any] | None, currency: str, *, chosen: float | None = None
 ) -> dict[str, Any] | None:
     """This generation or the next, in words and rows; None when it is no choice (no next
-    generation modelled, or data that may not leave)."""
+    generation modelled, or data that may not leave). `chosen`: the present value of the
+    plan recommended, which prices the GPU model the answers chose; when the next
+    generation does the work for less, `other_model` says so and how to weigh it."""
     if not generation or not generation["options"]:
         return None
     # Renting throughout, on whichever generation does the work for less.
@@ -556,8 +574,26 @@ def generation_summary(
         rows.append(
             {"what": _("Rent throughout, on the cheaper generation"), **generation["rent_only"]}
         )
+    # The plan recommended prices the model the answers chose; the next one may do the work
+    # for less, which only choosing it in the questionnaire weighs in every section.
+    other_model = None
+    cheaper = min(switches, key=lambda o: o["present_value"], default=None)
+    if chosen is not None and cheaper is not None and cheaper["present_value"] < chosen:
+        other_model = _(
+            "Owning %(successor_gpus)s %(successor)s GPUs from month %(month)s costs "
+            "%(amount)s less than the plan recommended (%(cheaper)s against %(chosen)s). The "
+            "other sections price the %(model)s GPUs you chose: choose %(successor)s in the "
+            "questionnaire to weigh it in all of them."
+        ) % {
+            **facts,
+            "month": cheaper["month"],
+            "amount": money(chosen - cheaper["present_value"], currency),
+            "cheaper": money(cheaper["present_value"], currency),
+            "chosen": money(chosen, currency),
+        }
     return {
         "sentence": sentence,
+        "other_model": other_model,
         "worth": worth,
         "assumed": assumed,
         "options": rows,

@@ -4,6 +4,8 @@ move; its switch months move the way a practitioner expects, one test per direct
 import json
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from decider.charts import plan_sentence
 from decider.engine.costs import costs_compute
@@ -171,6 +173,7 @@ def test_flat_demand_and_prices_keep_the_plan_of_today():
         "growth_pct_per_year": 0.0,
         "years": [],
         "cloud_fall_pct_per_year": 0.0,
+        "hardware_fall_pct_per_year": 0.0,
         "grows": False,
     }
 
@@ -181,6 +184,7 @@ def test_flat_demand_and_prices_keep_the_plan_of_today():
         ({"growth_pct": 5000}, "growth_pct"),
         ({"growth_pct": "fast"}, "growth_pct"),
         ({"cloud_price_fall_pct": 95}, "cloud_price_fall_pct"),
+        ({"hardware_price_fall_pct": -5}, "hardware_price_fall_pct"),
         ({"growth_years": []}, "growth_years"),
         ({"growth_years": {"base_gpus": 8}}, "growth_years"),
         ({"growth_years": [{"base_gpus": 8, "peak_gpus": 16}, {"base_gpus": 9}]}, "growth_years.1"),
@@ -278,9 +282,13 @@ FIXED = {
 }
 
 
-def _wait(ranges=None, answers=None, **figures):
+# The H100's published path (stages.PRICE_PATHS), given as answers.
+FALLING = Future(cloud_fall_pct=10, hardware_fall_pct=10)
+
+
+def _wait(ranges=None, answers=None, future=FALLING, **figures):
     return _plan(
-        Future(),
+        future,
         answers=answers
         or make_cost_answers(gpus=64, utilization=0.8, horizon_months=60, team_fte=1.0),
         ranges=ranges,
@@ -296,7 +304,43 @@ def test_dear_cloud_says_buy_now_and_falling_prices_say_wait():
     assert cheap["best_wait_months"] > 0
     months = [o["wait_months"] for o in dear["options"]]
     assert months == [0, 3, 6, 9, 12, 18, 24]
-    assert dear["cloud_fall_pct_per_year"] == 10 and "H100 rental" in dear["source"]
+    assert dear["cloud_fall_pct_per_year"] == 10 and dear["prices_from"] == "answers"
+    assert "H100 rental" in dear["source"]
+
+
+def test_with_no_fall_given_waiting_prices_today_s_prices_as_every_section_does():
+    # The same cheap cloud that says wait when prices fall: held, buying later only rents
+    # longer, and the model's published path is offered, not applied unasked.
+    held = _wait(future=Future(), gpu_hour_reserved_3y=2.0)
+    assert held["best_wait_months"] == 0
+    assert held["prices_from"] == "held" and held["cloud_fall_pct_per_year"] == 0
+    assert held["suggested"] == {"cloud_fall_pct_per_year": 10, "hardware_fall_pct_per_year": 10}
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    future=st.builds(
+        Future,
+        growth_pct=st.sampled_from([0.0, 30.0, 150.0]),
+        cloud_fall_pct=st.sampled_from([0.0, 10.0, 30.0]),
+        hardware_fall_pct=st.sampled_from([0.0, 10.0, 20.0]),
+    ),
+    reserved=st.sampled_from([1.6, 2.35, 3.2]),
+)
+def test_no_wait_costs_less_than_the_search_s_plan_over_the_same_future(future, reserved):
+    plan = _plan(
+        future,
+        answers=make_cost_answers(gpus=64, utilization=0.8, horizon_months=60, team_fte=1.0),
+        gpu_hour_reserved_3y=reserved,
+    )
+    staged = plan["present_value"]["staged"]
+    for option in plan["wait"]["options"]:
+        assert option["present_value"] >= staged - 0.01
+    # Buying now is the plan's own path when the plan owns that many from the start.
+    if plan["stages"] and plan["stages"][0]["month"] == plan["first_possible_month"]:
+        owned = plan["stages"][0]["owned_gpus"]
+        if all(s["owned_gpus"] == owned for s in plan["stages"]):
+            assert plan["wait"]["options"][0]["present_value"] == pytest.approx(staged)
 
 
 def test_the_odds_of_waiting_agree_with_the_plain_comparison_when_nothing_is_uncertain():
@@ -329,7 +373,9 @@ def test_the_result_page_answers_buy_now_or_wait(client, rules):
     _assessment, edit, _view = make_assessment(answers=make_answers("startup", horizon_years=5))
     page = client.get(reverse("decider-result", args=[edit])).content.decode()
     assert "Buy now or wait?" in page and 'id="wait-sentence"' in page
-    assert "Prices assumed to fall 10 % a year for cloud GPU-hours" in page
+    # No fall given: today's prices, as in every other section; the model's path offered.
+    assert "prices held, as in every section" in page
+    assert "about 10 % a year for cloud GPU-hours and 10 % for servers" in page
     # Renting throughout is the plan here: the answer says so rather than pick a wait.
     assert "Owning never pays for itself" in page and "Neither: renting throughout" in page
     assert page.count('<tr><th scope="row">') >= 7  # now and six waits, among the tables

@@ -300,6 +300,58 @@ def test_a_faster_fall_of_cloud_prices_lowers_the_cost_section_s_cloud_and_moves
     assert held["verdict"].startswith("onprem") and fast["verdict"].startswith("cloud")
 
 
+# --- one future for the wait and the next generation (issue 28, case 1) ----------------
+
+# Steady inference on 64 H100s with bursts to 96 a fifth of the time, 4 years, strong ops,
+# a data centre of its own: five sections used to give five answers.
+STEADY_INFERENCE = dict(
+    make_answers("inference"),
+    workload="inference",
+    gpus=96,
+    base_gpus=64,
+    peak_share_pct=20.0,
+    horizon_years=4,
+    latency_critical=False,
+    residency="none",
+    jurisdiction_concern=False,
+    has_datacenter=True,
+    capex_available=True,
+)
+
+
+def test_the_wait_prices_the_plan_s_future_and_the_next_generation_is_named_against_it(
+    rules, client
+):
+    from decider.services import assessment_score
+
+    evaluation = evaluate(STEADY_INFERENCE)
+    plan = answers_plan(
+        answers=STEADY_INFERENCE,
+        figures=evaluation.figures,
+        excluded=evaluation.result.excluded,
+        outcome=evaluation.result.recommendation,
+    )
+    present = evaluation.costs["present_value"]
+    cheapest_cloud = min(present[option] for option in cost_model.CLOUD_OPTIONS)
+    assert plan["present_value"]["cloud_only"] == pytest.approx(cheapest_cloud, rel=1e-6)
+    # No wait beats what the search found over the same future: the model's own price path
+    # is not slipped into one table while the others hold today's prices.
+    searched = plan["present_value"]["staged"]
+    assert all(o["present_value"] >= searched - 0.01 for o in plan["wait"]["options"])
+    assert plan["wait"]["prices_from"] == "held"
+    # The B200 does inference for less per unit of work, at the shipped price set's own
+    # figures; the page says so against the plan recommended, and how to weigh it.
+    generation = plan["generation"]
+    best_b200 = min(o["present_value"] for o in generation["options"] if o["own"] == "successor")
+    assert best_b200 < plan["chosen_present_value"]
+    assessment, edit, _view = make_assessment(answers=STEADY_INFERENCE)
+    assessment_score(assessment)
+    page = client.get(reverse("decider-result", args=[edit])).content.decode()
+    notice = page.split('id="generation-other-model"')[1].split("</p>")[0]
+    assert "NVIDIA B200" in notice and "less than the plan recommended" in notice
+    assert "choose NVIDIA B200 in the questionnaire" in notice
+
+
 # --- one story: the plan recommended follows the headline -------------------------------
 
 

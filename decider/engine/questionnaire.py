@@ -513,6 +513,21 @@ QUESTIONS: dict[str, Question] = {
             step="budget",
             optional=True,
         ),
+        Question(
+            "hardware_price_fall_pct",
+            "float",
+            gettext_noop("Server prices fall per year (%)"),
+            gettext_noop(
+                "Optional. What the same servers cost less each year as the next generation "
+                "ships; the plan in stages and the buy-now-or-wait table weigh buying later "
+                "at that price. Left empty: today's prices hold."
+            ),
+            min=0,
+            max=90,
+            unit="%",
+            step="budget",
+            optional=True,
+        ),
     ]
 }
 

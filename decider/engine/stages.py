@@ -27,8 +27,10 @@ renewed as the base grows; the bursts above them are on demand (with the spot sh
 that with today's demand held cloud only costs what the cost model's cloud costs.
 
 Buy now or wait: the first stage's GPUs owned from the first month they can run, against
-ordered 3 to 24 months later with cloud and server prices on the GPU model's path
-(`PRICE_PATHS`), and the share of the odds' draws in which each wait costs less.
+ordered 3 to 24 months later, over the same future (the answers' falls of cloud and server
+prices; none given, today's hold), and the share of the odds' draws in which each wait
+costs less. Each wait is a path the search weighed, so none costs less than its plan. The
+GPU model's published path (`PRICE_PATHS`) is shown as what the answers may give.
 
 Plain Python and numpy: no Django.
 """
@@ -74,6 +76,7 @@ class Future:
     years: tuple[tuple[float, float], ...] = ()  # (base, peak) GPUs for year 1, 2, ...
     cloud_fall_pct: float = 0.0  # a year: cloud GPU-hour prices this much lower each year
     growth_scale: float = 1.0  # the change from month 0's demand, × this (the odds draw it)
+    hardware_fall_pct: float = 0.0  # a year: servers ordered later cost this much less
 
     def demand(self, base: float, peak: float, months: int) -> tuple[np.ndarray, np.ndarray]:
         """(base, peak) GPUs in each month 1..months (index 0 is month 0, before any work)."""
@@ -96,19 +99,32 @@ class Future:
         """Whether demand changes over the horizon (the cost section prices today's)."""
         return bool(self.years) or self.growth_pct != 0
 
+    @property
+    def prices_move(self) -> bool:
+        """Whether the answers give a fall of cloud or server prices (none: today's hold)."""
+        return self.cloud_fall_pct != 0 or self.hardware_fall_pct != 0
+
     def price_factor(self, months: int) -> np.ndarray:
         t = np.arange(months + 1, dtype=float)
         return (1 - self.cloud_fall_pct / 100) ** (t / 12)
 
+    def hardware_factor(self, months: int) -> np.ndarray:
+        """Servers ordered in each month 0..months, × today's price."""
+        t = np.arange(months + 1, dtype=float)
+        return (1 - self.hardware_fall_pct / 100) ** (t / 12)
+
 
 def future_of(answers: Mapping[str, Any]) -> Future:
-    """The future the answers give: `growth_pct` and `cloud_price_fall_pct` (questions),
-    `growth_years` (a base and a peak per year, checked by years_given); none: today's."""
+    """The future the answers give: `growth_pct`, `cloud_price_fall_pct` and
+    `hardware_price_fall_pct` (questions), `growth_years` (a base and a peak per year,
+    checked by years_given); none: today's demand and prices hold. The one future every
+    section prices: the cost section, the plan, the wait and the next generation."""
     years = tuple((row["base_gpus"], row["peak_gpus"]) for row in answers.get("growth_years", ()))
     return Future(
         growth_pct=float(answers.get("growth_pct") or 0.0),
         years=years,
         cloud_fall_pct=float(answers.get("cloud_price_fall_pct") or 0.0),
+        hardware_fall_pct=float(answers.get("hardware_price_fall_pct") or 0.0),
     )
 
 
@@ -576,6 +592,7 @@ def plan_compute(
         "currency": currency,
         # The plan recommended: the headline's, or with none the search's unless marginal.
         "chosen_plan": chosen,
+        "chosen_present_value": money(present[chosen]),
         "chosen": _chosen_stages(
             chosen,
             stages,
@@ -632,7 +649,6 @@ def plan_compute(
             params,
             answers,
             future,
-            path,
             generation,
             model=gpu_model,
             level=level,
@@ -645,6 +661,7 @@ def plan_compute(
             "growth_pct_per_year": future.growth_pct if not future.years else None,
             "years": [{"base_gpus": b, "peak_gpus": p} for b, p in future.years],
             "cloud_fall_pct_per_year": future.cloud_fall_pct,
+            "hardware_fall_pct_per_year": future.hardware_fall_pct,
             "grows": future.grows,
         },
         # Each allowed outcome's plan over this future, and its present value.
@@ -798,11 +815,10 @@ def _world(
     future: Future,
     *,
     cloud: float = 1.0,
-    hardware_fall_pct: float = 0.0,
     hardware: float = 1.0,
 ) -> _World:
-    """The months of the horizon as the plans see them; `cloud` and `hardware` scale
-    today's prices (the odds of waiting), `hardware_fall_pct` lowers them by order month."""
+    """The months of the horizon as the plans see them, over the `future`'s demand and
+    prices; `cloud` and `hardware` scale today's prices (the odds' draws of them)."""
     months = answers.horizon_months
     demand = answers.demand
     base, peak = future.demand(demand.base, float(demand.peak), months)
@@ -817,7 +833,7 @@ def _world(
         committed=min(commit_rate(params, answers), on_demand_rate(params)) * path,
         discount=(1.0 + params["discount_rate"]) ** (-t / 12),
         home_share=1 - answers.cloud_share,
-        hardware=hardware * (1 - hardware_fall_pct / 100) ** (t / 12),
+        hardware=hardware * future.hardware_factor(months),
         finance=finance_factor(params, answers),
     )
 
@@ -851,23 +867,16 @@ def _wait(
     rate: float,
 ) -> dict[str, Any]:
     """Buy now or wait: own `level` GPUs from the first month they can run, or order them
-    N months later and rent everything meanwhile, with cloud and hardware prices on the GPU
-    model's path. Each plan's present value is linear in the two price levels, so three
-    reckonings give it at every draw of them (the odds' ranges): the share of draws in which
-    waiting N months costs less than buying now."""
-    fall = future.cloud_fall_pct or path.cloud_fall_pct  # the answers' own, else the model's
-    moving = replace(future, cloud_fall_pct=fall)
+    N months later and rent everything meanwhile, over the plan's own future (its demand and
+    price path: each wait is a path the search weighed, so none costs less than its plan).
+    Each plan's present value is linear in the two price levels, so three reckonings give it
+    at every draw of them (the odds' ranges): the share of draws in which waiting N months
+    costs less than buying now. `path`: the GPU model's published price path, shown as what
+    the answers may give when they give no fall of their own."""
 
     @functools.cache  # three price levels, each asked for by every wait
     def world_at(cloud: float, hardware: float) -> _World:
-        return _world(
-            params,
-            answers,
-            moving,
-            cloud=cloud,
-            hardware_fall_pct=path.hardware_fall_pct,
-            hardware=hardware,
-        )
+        return _world(params, answers, future, cloud=cloud, hardware=hardware)
 
     def pv(wait: int, cloud: float, hardware: float) -> float | None:
         world = world_at(cloud, hardware)
@@ -878,10 +887,17 @@ def _wait(
         held = tuple(level if month >= arrives else 0 for month in decisions)
         return _path_cost(world, decisions, held)
 
-    shown = {
+    shown: dict[str, Any] = {
         "owned_gpus": level,
-        "cloud_fall_pct_per_year": fall,
-        "hardware_fall_pct_per_year": path.hardware_fall_pct,
+        "cloud_fall_pct_per_year": future.cloud_fall_pct,
+        "hardware_fall_pct_per_year": future.hardware_fall_pct,
+        # Where the falls come from: the answers, or none given (today's prices hold).
+        "prices_from": "answers" if future.prices_move else "held",
+        # The GPU model's published path: what the answers may give (source, as_of).
+        "suggested": {
+            "cloud_fall_pct_per_year": path.cloud_fall_pct,
+            "hardware_fall_pct_per_year": path.hardware_fall_pct,
+        },
         "source": path.source,
         "source_zh": path.source_zh,
         "as_of": path.as_of,
@@ -1039,15 +1055,14 @@ _CLOUD_RATES = (
 def _successor_world(
     world: _World,
     generation: Generation,
-    path: PricePath,
+    future: Future,
     *,
     speed: float,
-    cloud_fall_pct: float,
     cloud: float,
     hardware: float,
 ) -> _World:
     """The months as the next generation sees them: its prices (the model's figures times
-    the generation's ratios, falling on its own path from the month it ships, `cloud` and
+    the generation's ratios, falling as the `future`'s from the month it ships, `cloud` and
     `hardware` scaling them as in `_world`), and the demand counted in its GPUs."""
     p = world.params
     params = {
@@ -1059,7 +1074,7 @@ def _successor_world(
     }
     t = np.arange(world.months + 1, dtype=float)
     since = np.maximum(t - generation.ships_month, 0) / 12
-    falls = cloud * (1 - cloud_fall_pct / 100) ** since
+    falls = cloud * (1 - future.cloud_fall_pct / 100) ** since
     return replace(
         world,
         params=params,
@@ -1067,7 +1082,7 @@ def _successor_world(
         peak=world.peak / speed,
         price=on_demand_rate(params) * falls,
         committed=min(commit_rate(params, world.answers), on_demand_rate(params)) * falls,
-        hardware=hardware * (1 - path.hardware_fall_pct / 100) ** since,
+        hardware=hardware * (1 - future.hardware_fall_pct / 100) ** since,
         _hires={},
     )
 
@@ -1107,7 +1122,6 @@ def _generation(
     params: Mapping[str, float],
     answers: CostAnswers,
     future: Future,
-    path: PricePath,
     generation: Generation,
     *,
     model: str,
@@ -1120,31 +1134,15 @@ def _generation(
     they can run, or rent until the next generation can run and own its speed-equivalent
     from then (or some months later), with the odds of each against owning now. And what
     the GPUs owned now are worth year by year: their running cost against renting the same
-    work on the cheaper of the two generations in the cloud."""
+    work on the cheaper of the two generations in the cloud. Over the plan's own future:
+    both generations' prices fall as the answers say (the next one's from when it ships)."""
     speed = generation.speed(workload)
-    successor_path = PRICE_PATHS.get(generation.successor, _MATURE)
-    cloud_fall = future.cloud_fall_pct or path.cloud_fall_pct
-    successor_fall = future.cloud_fall_pct or successor_path.cloud_fall_pct
-    moving = replace(future, cloud_fall_pct=cloud_fall)
 
     @functools.cache  # three price levels, each asked for by every option
     def worlds(cloud: float, hardware: float) -> tuple[_World, _World]:
-        world = _world(
-            params,
-            answers,
-            moving,
-            cloud=cloud,
-            hardware_fall_pct=path.hardware_fall_pct,
-            hardware=hardware,
-        )
+        world = _world(params, answers, future, cloud=cloud, hardware=hardware)
         successor = _successor_world(
-            world,
-            generation,
-            successor_path,
-            speed=speed,
-            cloud_fall_pct=successor_fall,
-            cloud=cloud,
-            hardware=hardware,
+            world, generation, future, speed=speed, cloud=cloud, hardware=hardware
         )
         return _renting_the_cheaper(world, successor, generation.ships_month, speed)
 
