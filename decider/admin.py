@@ -480,7 +480,16 @@ class RuleSetAdmin(PublishedReadOnly, HistoryAdmin):
     list_display_links = ["version", "name"]
     list_filter = ["is_published"]
     search_fields = ["name", "notes"]
-    fields = ["version", "name", "notes", "is_published", "published_at", "created_at"]
+    fields = [
+        "version",
+        "name",
+        "notes",
+        "decisive_gap_pct",
+        "decisive_probability_pct",
+        "is_published",
+        "published_at",
+        "created_at",
+    ]
     readonly_fields = ["version", "is_published", "published_at", "created_at"]
     inlines = [CriterionInline, ConstraintInline]
     actions = ["make_draft", "export_json"]

@@ -15,6 +15,7 @@ from django.utils.translation import gettext_lazy as _
 from simple_history.models import HistoricalRecords
 
 from decider import caching
+from decider.engine import scoring
 from decider.engine.figures import Figure, figures_select
 from decider.engine.markets import DEFAULT_MARKET, MARKETS, market_of
 from decider.engine.scoring import SCORE_MAX, SCORE_MIN, Result, result_from_dict
@@ -30,6 +31,25 @@ class RuleSet(models.Model):
     is_published = models.BooleanField(_("published"), default=False)
     created_at = models.DateTimeField(_("created"), default=timezone.now)
     published_at = models.DateTimeField(_("published at"), null=True, blank=True)
+    # When a cost lead is decisive (engine/verdict.py; the bands of scoring.RuleBook).
+    decisive_gap_pct = models.FloatField(
+        _("decisive cost gap (%)"),
+        default=scoring.DECISIVE_GAP_PCT,
+        validators=[MinValueValidator(1), MaxValueValidator(100)],
+        help_text=_(
+            "The cheapest allowed option decides on cost when it is ahead of the runner-up by "
+            "at least this share of the runner-up's present value…"
+        ),
+    )
+    decisive_probability_pct = models.FloatField(
+        _("in at least this share of the draws (%)"),
+        default=scoring.DECISIVE_PROBABILITY_PCT,
+        validators=[MinValueValidator(50), MaxValueValidator(100)],
+        help_text=_(
+            "…in at least this share of the odds' draws. Answers marked as overriding cost "
+            "still keep a dearer option."
+        ),
+    )
 
     history = HistoricalRecords(verbose_name=_("historical rule set"))
 

@@ -26,6 +26,7 @@ from decider.engine.ruledocs import (
     constraint_row,
     criterion_document,
     criterion_row,
+    decisive_of,
     documents_parse,
     option_row,
     rulebook_from_document,
@@ -222,6 +223,8 @@ def ruleset_import(
             notes=document.get("notes") or "",
             is_published=publish,
             published_at=timezone.now() if publish else None,
+            decisive_gap_pct=decisive_of(document)["gap_pct"],
+            decisive_probability_pct=decisive_of(document)["probability_pct"],
         ),
         reason,
     )
@@ -281,6 +284,10 @@ def ruleset_export(ruleset: RuleSet) -> dict[str, Any]:
         "version": ruleset.version,
         "name": ruleset.name,
         "notes": ruleset.notes,
+        "decisive": {
+            "gap_pct": ruleset.decisive_gap_pct,
+            "probability_pct": ruleset.decisive_probability_pct,
+        },
         "criteria": [
             criterion_document(_values(c), [_values(o) for o in c.options.all()]) for c in criteria
         ],

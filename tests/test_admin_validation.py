@@ -243,3 +243,18 @@ def test_it_saves_a_good_edit_of_bands(admin_client, draft):
     assert response.status_code == 302
     bands = list(criterion.options.values_list("lower", "upper"))
     assert bands == [(None, 30), (30, 80), (80, None)]
+
+
+def test_an_admin_sets_a_draft_s_decisive_bands_and_a_wrong_one_is_refused(admin_client, draft):
+    page = admin_client.get(change_url(draft))
+    data = change_form_data(page)
+    assert float(data["decisive_gap_pct"]) == 25 and float(data["decisive_probability_pct"]) == 90
+    before = ruleset_export(draft)
+    response = admin_client.post(change_url(draft), data | {"decisive_probability_pct": "40"})
+    assert_refused(response, draft, before)
+    assert response.context["adminform"].form.errors["decisive_probability_pct"]
+    response = admin_client.post(change_url(draft), data | {"decisive_gap_pct": "40"})
+    assert response.status_code == 302
+    saved = RuleSet.objects.get(pk=draft.pk)
+    assert ruleset_export(saved)["decisive"] == {"gap_pct": 40.0, "probability_pct": 90.0}
+    assert saved.history.first().decisive_gap_pct == 40.0  # with its history

@@ -19,6 +19,7 @@ from decider.engine.outcomes import OUTCOMES
 from decider.models import Assessment
 from decider.summary import extra_cost_sentence
 from tests.factories import (
+    FIXTURES,
     make_answers,
     make_assessment,
     make_growing_answers,
@@ -169,6 +170,54 @@ def test_the_headline_is_the_decisive_option_or_the_page_says_what_it_costs_extr
         assert extra is None
     if derived.get("cost_overridden_by") and extra is not None:
         assert extra["answers"][0]["criterion"] in derived["cost_overridden_by"]
+
+
+# --- the bands are the rule set's: admin-editable, versioned, in the impact preview ------
+
+
+def test_the_rule_set_s_bands_decide_which_lead_is_decisive():
+    lab = _lab_renting_in_china()  # cloud about 69 % cheaper in every draw
+    assert evaluate(lab).result.recommendation == "cloud"
+    wider = evaluate(lab, rulebook=replace(RULES, decisive_gap_pct=75.0))
+    assert verdict.DECISIVE not in wider.derived
+    assert wider.result.recommendation == "onprem"  # the other answers carry it again
+    surer = evaluate(lab, rulebook=replace(RULES, decisive_probability_pct=100.0))
+    assert surer.derived[verdict.DECISIVE] == "cloud"  # cheapest in every draw
+    # The lead is kept with the result, for a draft's preview; no odds drawn for a lead
+    # narrower than the bands ask.
+    lead = wider.derived[verdict.LEAD]
+    assert lead["cheapest"] == "cloud" and 50 < lead["gap_pct"] < 75
+    assert lead["probability"] is None and surer.derived[verdict.LEAD]["probability"] == 1.0
+
+
+@pytest.mark.django_db
+def test_a_draft_s_bands_show_in_the_impact_preview(rules):
+    from decider.models import RuleSet
+    from decider.rulesets import ruleset_draft
+    from decider.services import assessment_score, ruleset_impact
+
+    assessment, _edit, _view = make_assessment(answers=_lab_renting_in_china())
+    assessment_score(assessment)
+    draft = ruleset_draft(RuleSet.current())
+    assert ruleset_impact(draft).changed == 0
+    draft.decisive_gap_pct = 75.0
+    draft.save()
+    impact = ruleset_impact(RuleSet.objects.get(pk=draft.pk))
+    assert impact.changed == 1
+    (moved,) = impact.transitions
+    assert (moved.from_outcome, moved.to_outcome) == ("cloud", "onprem")
+
+
+def test_a_rule_set_file_carries_its_bands_and_a_wrong_one_is_named():
+    from decider.engine.ruledocs import rulebook_from_document, ruleset_problems
+
+    document = json.loads((FIXTURES / "ruleset.json").read_text())
+    assert document["decisive"] == {"gap_pct": 25, "probability_pct": 90}
+    older = {k: v for k, v in document.items() if k != "decisive"}  # exported before them
+    assert rulebook_from_document(older).decisive_gap_pct == 25.0
+    wrong = {**document, "decisive": {"gap_pct": 150, "probability_pct": 90}}
+    (problem,) = ruleset_problems(wrong)
+    assert problem.field == "decisive_gap_pct" and "from 1 to 100" in problem.message
 
 
 # --- what decide, the API and the page say ----------------------------------------

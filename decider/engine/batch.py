@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from decider.engine import scoring
+from decider.engine import scoring, verdict
 from decider.engine.outcomes import OUTCOMES
 
 EXAMPLES = 5
@@ -154,11 +154,24 @@ def _outcome_order(outcome: str | None) -> int:
     return OUTCOMES.index(outcome) if outcome in OUTCOMES else len(OUTCOMES)
 
 
+def _decisive_under(answers: Mapping[str, Any], rulebook: scoring.RuleBook) -> Mapping[str, Any]:
+    if verdict.LEAD not in answers:
+        return answers
+    kept = {k: v for k, v in answers.items() if k not in (verdict.DECISIVE, verdict.OVERRIDDEN_BY)}
+    return {**kept, **verdict.decisive_answers(kept, rulebook)}
+
+
 def impact_compute(
     *, rows: Iterable[tuple[int, Mapping[str, Any], str | None]], rulebook: scoring.RuleBook
 ) -> Impact:
-    """rows: (assessment id, answers with the derived answers merged in, saved recommendation)."""
-    rows = list(rows)
+    """rows: (assessment id, answers with the derived answers merged in, saved recommendation).
+
+    A result that kept its cost lead (verdict.LEAD) is previewed with the decisive gap the
+    rule book's bands and overriding rules give it; one scored before keeps its own."""
+    rows = [
+        (assessment_id, _decisive_under(answers, rulebook), old)
+        for assessment_id, answers, old in rows
+    ]
     new = recommendations_batch(answers_rows=[answers for _, answers, _ in rows], rulebook=rulebook)
     counts: dict[tuple[str | None, str | None], int] = {}
     examples: dict[tuple[str | None, str | None], list[int]] = {}

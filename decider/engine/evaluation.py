@@ -109,7 +109,7 @@ def answers_evaluate(
     gap = computed["verdict_gap_pct"]
     found = None
     if any(rule.question == "cost_odds" for rule in rulebook.rules) or (
-        basis is None and gap is not None and gap >= verdict.DECISIVE_GAP_PCT - 1e-9
+        basis is None and gap is not None and gap >= rulebook.decisive_gap_pct - 1e-9
     ):
         found = answers_odds(
             answers=answers,
@@ -120,14 +120,16 @@ def answers_evaluate(
         )
         if odds_verdict := odds.odds_verdict(found["cheapest_probability"]):
             derived["cost_odds"] = odds_verdict
-        if basis is None:
-            lead = {
-                "cheapest": computed["cheapest"],
-                "gap_pct": gap,
-                "probability": verdict.verdict_probability(computed, found),
-            }
-            allowed = [o for o in computed["options_compared"] if o not in excluded]
-            _decisive(derived, {**answers, **derived}, rulebook, lead, allowed)
+    if basis is None:
+        # Kept whether or not it is decisive, so that a draft with other bands can be
+        # previewed on it (a lead whose odds were not drawn has no probability).
+        lead = {
+            "cheapest": computed["cheapest"],
+            "gap_pct": gap,
+            "probability": verdict.verdict_probability(computed, found),
+        }
+        allowed = [o for o in computed["options_compared"] if o not in excluded]
+        _decisive(derived, {**answers, **derived}, rulebook, lead, allowed)
     if reduces and reduces_to is not None:
         reason = _REDUCES[reduces_to]
         owned = computed["hybrid_owned_gpus"]
@@ -147,17 +149,18 @@ def _decisive(
     lead: Mapping[str, Any],
     allowed: Sequence[str],
 ) -> None:
-    """Derive the decisive cost gap's answer (engine/verdict.py) from the cheapest outcome's
-    lead (`cheapest`, `gap_pct`, `probability`) among the `allowed` outcomes, or name the
-    overriding answers that keep it from being decisive (`cost_overridden_by`, rule keys)."""
-    cheapest = lead["cheapest"]
-    if cheapest is None or not verdict.is_decisive(lead["gap_pct"], lead["probability"]):
+    """Keep the cheapest outcome's lead (`cheapest`, `gap_pct`, `probability`) among the
+    `allowed` outcomes with the result, and derive what it gives under the rule book
+    (engine/verdict.py): the decisive gap, or the overriding answers that withhold it."""
+    if lead["cheapest"] is None:
         return
-    hits = scoring.rules_hit(answers, rulebook)
-    if overriding := verdict.overriding_rules(hits, cheapest, allowed):
-        derived[verdict.OVERRIDDEN_BY] = [rule.key for rule in overriding]
-    else:
-        derived[verdict.DECISIVE] = cheapest
+    derived[verdict.LEAD] = {
+        "cheapest": lead["cheapest"],
+        "gap_pct": lead["gap_pct"],
+        "probability": lead["probability"],
+        "allowed": list(allowed),
+    }
+    derived.update(verdict.decisive_answers({**answers, **derived}, rulebook))
 
 
 def answers_odds(

@@ -19,7 +19,16 @@ from typing import Any
 from decider.engine.i18n import gettext as _
 from decider.engine.outcomes import OUTCOMES
 from decider.engine.questionnaire import RULE_QUESTIONS, Question
-from decider.engine.scoring import SCORE_MAX, SCORE_MIN, Band, HardConstraint, Rule, RuleBook
+from decider.engine.scoring import (
+    DECISIVE_GAP_PCT,
+    DECISIVE_PROBABILITY_PCT,
+    SCORE_MAX,
+    SCORE_MIN,
+    Band,
+    HardConstraint,
+    Rule,
+    RuleBook,
+)
 from decider.engine.text import Text, number_text
 
 FORMAT = "decider-ruleset/1"
@@ -148,7 +157,50 @@ def rulebook_from_document(document: Row) -> RuleBook:
         )
         for c in document.get("constraints", [])
     )
-    return RuleBook(version=document["version"], rules=rules, constraints=constraints)
+    decisive = decisive_of(document)
+    return RuleBook(
+        version=document["version"],
+        rules=rules,
+        constraints=constraints,
+        decisive_gap_pct=decisive["gap_pct"],
+        decisive_probability_pct=decisive["probability_pct"],
+    )
+
+
+# When a cost lead is decisive: the document's "decisive" {gap_pct, probability_pct}, the
+# shipped bands where it has none (documents exported before it existed).
+DECISIVE_BOUNDS = {"gap_pct": (1.0, 100.0), "probability_pct": (50.0, 100.0)}
+
+
+def decisive_of(document: Row) -> dict[str, float]:
+    given = document.get("decisive") or {}
+    return {
+        "gap_pct": float(given.get("gap_pct", DECISIVE_GAP_PCT)),
+        "probability_pct": float(given.get("probability_pct", DECISIVE_PROBABILITY_PCT)),
+    }
+
+
+def decisive_problems(given: Any) -> list[Problem]:
+    """The bands of a decisive cost lead: a gap of 1–100 % of the runner-up's present value,
+    in 50–100 % of the odds' draws."""
+    if given is None:
+        return []
+    if not isinstance(given, Mapping) or not set(given) <= set(DECISIVE_BOUNDS):
+        return [Problem(_("“decisive” must be an object with gap_pct and probability_pct."))]
+    problems = []
+    for key, (low, high) in DECISIVE_BOUNDS.items():
+        value = given.get(key)
+        if value is None:
+            continue
+        if not _is_number(value) or not low <= value <= high:
+            problems.append(
+                Problem(
+                    _("Must be a number from %(low)s to %(high)s.")
+                    % {"low": number_text(low), "high": number_text(high)},
+                    field=f"decisive_{key}",
+                )
+            )
+    return problems
 
 
 # --- the checks, on plain data --------------------------------------------------
@@ -488,6 +540,7 @@ def ruleset_problems(document: Mapping[str, Any]) -> list[Problem]:
     problems += weights_problems(c.get("weight") for c in criteria)
     for constraint in constraints:
         problems += constraint_problems(constraint)
+    problems += decisive_problems(document.get("decisive"))
     return problems
 
 

@@ -80,11 +80,20 @@ class HardConstraint:
         return answer_token(answer) == self.value
 
 
+# The shipped bands of a decisive cost lead; each rule set sets its own (admin, file).
+DECISIVE_GAP_PCT = 25.0
+DECISIVE_PROBABILITY_PCT = 90.0
+
+
 @dataclass(frozen=True)
 class RuleBook:
     version: int
     rules: tuple[Rule, ...]
     constraints: tuple[HardConstraint, ...] = ()
+    # When a cost lead is decisive (engine/verdict.py): the cheapest allowed option ahead of
+    # the runner-up by this share of its present value, in this share of the odds' draws.
+    decisive_gap_pct: float = DECISIVE_GAP_PCT
+    decisive_probability_pct: float = DECISIVE_PROBABILITY_PCT
 
 
 @dataclass(frozen=True)

@@ -3,9 +3,9 @@
 The cost criterion used to be worth the same few points whatever the gap: a cloud 69 %
 cheaper in every draw lost to the utilization rule alone. Here the cost model's verdict
 becomes *decisive* (the derived answer `cost_decisive`) when the cheapest allowed option
-beats the runner-up by at least `DECISIVE_GAP_PCT` of the runner-up's present value in at
-least `DECISIVE_PROBABILITY` of the odds' draws; the rule set gives it its own criterion and
-weight, so what it is worth is the admins' to set (fixtures/ruleset.json ships one that wins
+beats the runner-up by at least the rule set's gap (`RuleBook.decisive_gap_pct`, shipped
+25 % of the runner-up's present value) in at least its share of the odds' draws (shipped
+90 %); the rule set gives it its own criterion and weight, so what it is worth is the admins' to set (fixtures/ruleset.json ships one that wins
 against every other answer but the overriding ones).
 
 A rule the rule set marks as overriding cost (strict latency, regional expansion, the
@@ -29,8 +29,13 @@ from decider.engine import costs as cost_model
 from decider.engine import scoring
 from decider.engine.text import Text
 
-DECISIVE_GAP_PCT = 25.0
-DECISIVE_PROBABILITY = 0.9
+# The shipped bands (a rule set sets its own: RuleBook.decisive_*).
+DECISIVE_GAP_PCT = scoring.DECISIVE_GAP_PCT
+DECISIVE_PROBABILITY = scoring.DECISIVE_PROBABILITY_PCT / 100
+# The derived answer holding the cheapest allowed option's lead, kept with the result so that
+# a draft's bands and overriding rules can be previewed on saved results without re-pricing:
+# {cheapest, gap_pct, probability (None: the odds were not drawn), allowed}.
+LEAD = "cost_lead"
 # The derived answer (questionnaire.DERIVED_QUESTIONS): the decisively cheapest outcome,
 # absent when no gap is decisive.
 DECISIVE = "cost_decisive"
@@ -40,14 +45,35 @@ OVERRIDDEN_BY = "cost_overridden_by"
 CARRIERS = 3
 
 
-def is_decisive(gap_pct: float | None, probability: float | None) -> bool:
-    """Whether a cheapest option's lead decides on cost: wide enough, in enough draws."""
+def is_decisive(
+    gap_pct: float | None, probability: float | None, rulebook: scoring.RuleBook | None = None
+) -> bool:
+    """Whether a cheapest option's lead decides on cost: wide enough, in enough draws (the
+    rule book's bands, the shipped ones without it)."""
+    gap = rulebook.decisive_gap_pct if rulebook else DECISIVE_GAP_PCT
+    share = rulebook.decisive_probability_pct / 100 if rulebook else DECISIVE_PROBABILITY
     return (
         gap_pct is not None
         and probability is not None
-        and gap_pct >= DECISIVE_GAP_PCT - 1e-9
-        and probability >= DECISIVE_PROBABILITY - 1e-9
+        and gap_pct >= gap - 1e-9
+        and probability >= share - 1e-9
     )
+
+
+def decisive_answers(answers: Mapping[str, Any], rulebook: scoring.RuleBook) -> dict[str, Any]:
+    """The derived answers the cost lead (`LEAD` in `answers`) gives under `rulebook`: the
+    decisive outcome (`DECISIVE`), or the overriding rules that withhold it (`OVERRIDDEN_BY`,
+    criterion keys), or none when the lead is not decisive by the rule book's bands."""
+    lead = answers.get(LEAD)
+    if not lead or lead.get("cheapest") is None:
+        return {}
+    if not is_decisive(lead.get("gap_pct"), lead.get("probability"), rulebook):
+        return {}
+    plain = {k: v for k, v in answers.items() if k not in (DECISIVE, OVERRIDDEN_BY)}
+    hits = scoring.rules_hit(plain, rulebook)
+    if overriding := overriding_rules(hits, lead["cheapest"], lead.get("allowed") or ()):
+        return {OVERRIDDEN_BY: [rule.key for rule in overriding]}
+    return {DECISIVE: lead["cheapest"]}
 
 
 def overriding_rules(
