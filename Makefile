@@ -12,7 +12,7 @@ PIP_TOOLS_PIP_VERSION := 26.3
 PIP_COMPILE = CUSTOM_COMPILE_COMMAND="make lock" $(TOOLS_VENV)/bin/pip-compile --quiet \
 	--strip-extras --allow-unsafe --no-emit-index-url --no-emit-find-links $(LOCK_ARGS)
 
-.PHONY: run admin test test-fast typecheck setup browser fonts lock lint format messages bench bench-pages wrk soak clean
+.PHONY: run admin test test-fast typecheck setup browser fonts lock lint format messages bench bench-pages wrk soak clean calibration
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -92,6 +92,10 @@ messages:
 # PostgreSQL (root), takes about 6 minutes, writes docs/RELIABILITY.md; not part of `make test`.
 soak: setup browser
 	$(BIN)/python benchmarks/soak.py --write
+
+# Writes docs/CALIBRATION.md: the published cases of tests/test_calibration.py against ours.
+calibration: setup
+	$(BIN)/python -c "from tests.test_calibration import DOC, calibration_page; DOC.write_text(calibration_page())"
 
 # Writes docs/BENCHMARKS.md. The impact benchmark builds a 100,000-assessment
 # SQLite file in /tmp once (several minutes, ~4 GB) and reuses it.

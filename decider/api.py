@@ -312,14 +312,21 @@ def _uncertainty_schema() -> dict[str, Any]:
 def _work_schema() -> dict[str, Any]:
     """The optional "work" block: the demand sized from a training plan and a service."""
 
-    def part(inputs: dict[str, tuple[float, float]]) -> dict[str, Any]:
+    def part(name: str, inputs: dict[str, tuple[float, float]]) -> dict[str, Any]:
         return {
             "type": "object",
             "additionalProperties": False,
-            "required": [name for name in inputs if name not in sizing.OPTIONAL_INPUTS],
+            "required": [key for key in inputs if key not in sizing.OPTIONAL_INPUTS],
             "properties": {
-                name: {"type": "number", "minimum": low, "maximum": high}
-                for name, (low, high) in inputs.items()
+                **{
+                    key: {"type": "number", "minimum": low, "maximum": high}
+                    for key, (low, high) in inputs.items()
+                },
+                **{
+                    key: {"type": "string", "enum": list(allowed), "default": allowed[0]}
+                    for (p, key), allowed in sizing.CHOICE_INPUTS.items()
+                    if p == name
+                },
             },
         }
 
@@ -330,8 +337,8 @@ def _work_schema() -> dict[str, Any]:
         "additionalProperties": False,
         "anyOf": [{"required": ["training"]}, {"required": ["inference"]}],
         "properties": {
-            "training": part(sizing.TRAINING_INPUTS),
-            "inference": part(sizing.INFERENCE_INPUTS),
+            "training": part("training", sizing.TRAINING_INPUTS),
+            "inference": part("inference", sizing.INFERENCE_INPUTS),
         },
     }
 

@@ -530,8 +530,14 @@ def sensitivity_summary(assessment: Assessment) -> dict[str, Any]:
 
 # The sizing's arithmetic, line by line (engine/sizing.py's TRAIN_LINES and INFER_LINES).
 SIZING_LINES = {
-    "train_flops": gettext_noop("FLOPs one training run needs (6 × parameters × tokens)"),
-    "train_gpu_hours": gettext_noop("GPU-hours one run needs at the achieved share of peak"),
+    "train_flops": gettext_noop(
+        "FLOPs one training run needs (6 × parameters active per token × tokens)"
+    ),
+    "train_mfu": gettext_noop("Share of the BF16 peak a run achieves (MFU)"),
+    "train_goodput": gettext_noop("Share of the run's time doing useful work (goodput)"),
+    "train_gpu_hours": gettext_noop(
+        "GPU-hours one run needs at that share, faster in FP8, with the time lost"
+    ),
     "train_gpus_for_time": gettext_noop("GPUs to finish a run in the days given"),
     "train_gpus_for_memory": gettext_noop("GPUs to hold the training state (16 bytes a parameter)"),
     "train_gpus": gettext_noop("GPUs for training, in whole nodes"),
@@ -548,7 +554,9 @@ SIZING_PROBLEMS = {
         "The model's weights do not fit in one node: it must be split across nodes."
     ),
     "latency": gettext_noop("The latency target needs more memory bandwidth than one node has."),
+    "fp8": gettext_noop("This GPU model has no FP8 tensor cores: the run is sized in BF16."),
 }
+SHARE_LINES = ("train_busy_share", "train_mfu", "train_goodput")
 
 
 def sizing_shown(sized: Any) -> dict[str, Any]:
@@ -556,7 +564,7 @@ def sizing_shown(sized: Any) -> dict[str, Any]:
     lines = []
     for line in sized.lines:
         value = line["value"]
-        if line["key"] == "train_busy_share":
+        if line["key"] in SHARE_LINES:
             shown = f"{value * 100:.1f} %"
         elif isinstance(value, float) and (abs(value) >= 1e6 or 0 < abs(value) < 0.01):
             shown = f"{value:.3g}"

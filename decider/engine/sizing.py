@@ -6,9 +6,12 @@ step of the arithmetic written out and every conversion figure dated and sourced
 the page can show the working and the user can override the result.
 
 Training: a run of a model with N parameters on D tokens costs 6·N·D FLOPs (forward 2·N,
-backward 4·N per token). The cluster is the smallest whole number of nodes that does one run
-in the target number of days at the GPU model's dense BF16 peak times the achieved share of
-it (MFU), and that holds the training state (16 bytes a parameter).
+backward 4·N per token); for a mixture of experts N is the parameters active per token, while
+the training state is held for all of them. The cluster is the smallest whole number of nodes
+that does one run in the target number of days at the GPU model's dense BF16 peak times the
+achieved share of it (MFU: a dense model's, or a mixture of experts' lower one), faster in
+FP8 where the GPU has it, and less the time lost to failures, restarts and checkpoints
+(goodput); and that holds the training state (16 bytes a parameter).
 
 Inference: a token costs 2·N FLOPs. The average load in FLOP/s over the GPUs' achieved rate
 gives the GPUs at the average; the peak-to-average factor gives those at the peak. A replica
@@ -110,6 +113,45 @@ DECODE_EFFICIENCY = _c(
     "2025-06-01",
 )
 
+A100_TRAIN_MFU = _c(
+    "train_mfu_a100",
+    0.476,
+    "share of dense BF16 peak",
+    "Touvron et al. 2023, LLaMA (arXiv 2302.13971), §2.4: the 65B model ran at about 380 "
+    "tokens/s per A100-80GB (6 × 65.2B × 380 = 149 TFLOP/s of 312): used on A100 and A800 when "
+    "no MFU is given",
+    "2023-02-27",
+)
+MOE_TRAIN_MFU = _c(
+    "train_mfu_moe",
+    0.25,
+    "share of dense BF16 peak",
+    "NVIDIA NeMo AutoModel performance summary (docs.nvidia.com/nemo/automodel, DGX-H100, "
+    "BF16 pre-training): DeepSeek-V3 671B at 216–250 model TFLOP/s per GPU, Qwen3 MoE 30B 277, "
+    "GPT-OSS 120B 231, against 389 for dense Llama 3 70B: routing and all-to-all traffic cost "
+    "a mixture of experts about a third of a dense model's rate",
+    "2026-04-17",
+)
+FP8_SPEEDUP = _c(
+    "train_fp8_speedup",
+    1.3,
+    "× the BF16 rate",
+    "Estimate: FP8 tensor cores double the dense peak of Hopper, Ada and Blackwell GPUs, but "
+    "end to end a run gains less (NVIDIA, Faster Training Throughput in FP8 Precision with "
+    "NVIDIA NeMo, 2025: up to 2× on large matrix multiplies, less with scaling overheads and "
+    "the layers left in BF16); DeepSeek-V3 trained in FP8 (arXiv 2412.19437)",
+    "2025-12-01",
+)
+GOODPUT = _c(
+    "train_goodput",
+    0.9,
+    "share of the run's time doing useful work",
+    "Dubey et al. 2024, The Llama 3 Herd of Models (arXiv 2407.21783), §3.3.4: 466 job "
+    "interruptions in a 54-day snapshot of pre-training on 16,384 H100s, and more than 90 % "
+    "effective training time",
+    "2024-07-31",
+)
+
 CONVERSIONS: tuple[Conversion, ...] = (
     TRAIN_FLOPS,
     INFER_FLOPS,
@@ -117,9 +159,14 @@ CONVERSIONS: tuple[Conversion, ...] = (
     INFER_BYTES,
     MEMORY_USABLE,
     TRAIN_MFU,
+    A100_TRAIN_MFU,
+    MOE_TRAIN_MFU,
+    FP8_SPEEDUP,
+    GOODPUT,
     INFER_MFU,
     DECODE_EFFICIENCY,
 )
+PRECISIONS = ("bf16", "fp8")
 
 
 @dataclass(frozen=True)
@@ -131,6 +178,8 @@ class Chip:
     bandwidth_tbs: float
     source: str
     as_of: str
+    fp8: bool = True  # FP8 tensor cores (Hopper, Ada, Blackwell); the rest train in BF16
+    train_mfu: float | None = None  # a dense run's MFU on it, when not TRAIN_MFU
 
 
 CHIPS: dict[str, Chip] = {
@@ -148,7 +197,13 @@ CHIPS: dict[str, Chip] = {
         "2025-03-01",
     ),
     "a100": Chip(
-        312, 80, 2.04, "NVIDIA A100 80GB SXM datasheet (BF16 312 TFLOPS dense)", "2021-06-01"
+        312,
+        80,
+        2.04,
+        "NVIDIA A100 80GB SXM datasheet (BF16 312 TFLOPS dense)",
+        "2021-06-01",
+        fp8=False,
+        train_mfu=A100_TRAIN_MFU.value,
     ),
     "l40s": Chip(
         362, 48, 0.864, "NVIDIA L40S datasheet (BF16 733 TFLOPS with sparsity)", "2023-10-01"
@@ -173,12 +228,19 @@ CHIPS: dict[str, Chip] = {
         1.6,
         "Estimate: press reports of about 320 TFLOPS FP16 and 64 GB HBM2e; no datasheet published",
         "2024-06-01",
+        fp8=False,
     ),
     "h800": Chip(
         989.5, 80, 3.35, "The H100 SXM's chip and memory, NVLink cut to 400 GB/s", "2024-01-01"
     ),
     "a800": Chip(
-        312, 80, 2.04, "The A100 80GB's chip and memory, NVLink cut to 400 GB/s", "2023-01-01"
+        312,
+        80,
+        2.04,
+        "The A100 80GB's chip and memory, NVLink cut to 400 GB/s",
+        "2023-01-01",
+        fp8=False,
+        train_mfu=A100_TRAIN_MFU.value,
     ),
 }
 
@@ -187,11 +249,27 @@ CHIPS: dict[str, Chip] = {
 class Training:
     """A training plan: the model, the tokens of one run, runs a year, days a run may take."""
 
-    params_b: float  # parameters, billions
+    params_b: float  # parameters, billions (all of them: the training state holds them)
     tokens_b: float  # tokens per run, billions
     runs_per_year: float
     days_per_run: float
-    mfu: float = TRAIN_MFU.value
+    mfu: float | None = None  # None: the GPU model's, or a mixture of experts' (train_mfu)
+    active_params_b: float | None = None  # a mixture of experts: parameters per token
+    precision: str = "bf16"  # or "fp8" (PRECISIONS)
+    goodput: float = GOODPUT.value
+
+    @property
+    def moe(self) -> bool:
+        return self.active_params_b is not None and self.active_params_b < self.params_b
+
+    def train_mfu(self, chip: Chip) -> float:
+        """The share of the BF16 peak a run achieves: given, or a mixture of experts', or
+        a dense run's on this GPU model."""
+        if self.mfu is not None:
+            return self.mfu
+        if self.moe:
+            return MOE_TRAIN_MFU.value
+        return chip.train_mfu or TRAIN_MFU.value
 
 
 @dataclass(frozen=True)
@@ -239,9 +317,13 @@ def _split(gpus: float) -> int:
 
 def train_size(work: Training, chip: Chip, *, per_node: int) -> dict[str, Any]:
     """The cluster one run needs in its target days, and how busy the plan keeps it."""
-    flops = TRAIN_FLOPS.value * work.params_b * 1e9 * work.tokens_b * 1e9
-    rate = chip.tflops * 1e12 * work.mfu  # FLOP/s one GPU achieves
-    gpu_seconds = flops / rate
+    active = work.active_params_b if work.active_params_b is not None else work.params_b
+    flops = TRAIN_FLOPS.value * active * 1e9 * work.tokens_b * 1e9
+    mfu = work.train_mfu(chip)
+    fp8 = work.precision == "fp8" and chip.fp8
+    speedup = FP8_SPEEDUP.value if fp8 else 1.0
+    rate = chip.tflops * 1e12 * mfu * speedup  # FLOP/s one GPU achieves while it runs
+    gpu_seconds = flops / rate / work.goodput  # and the time lost to failures and restarts
     for_time = gpu_seconds / (work.days_per_run * SECONDS_PER_DAY)
     state_gb = TRAIN_BYTES.value * work.params_b  # GB, as params are in billions
     for_memory = state_gb / (chip.memory_gb * MEMORY_USABLE.value)
@@ -250,6 +332,11 @@ def train_size(work: Training, chip: Chip, *, per_node: int) -> dict[str, Any]:
     busy = min(1.0, work.runs_per_year * days / DAYS_PER_YEAR)
     return {
         "flops_per_run": flops,
+        "active_params_b": active,
+        "mfu": mfu,
+        "precision": "fp8" if fp8 else "bf16",
+        "goodput": work.goodput,
+        "problems": ["fp8"] if work.precision == "fp8" and not chip.fp8 else [],
         "gpu_hours_per_run": gpu_seconds / 3600,
         "gpus_for_time": for_time,
         "gpus_for_memory": for_memory,
@@ -298,6 +385,8 @@ def infer_size(work: Inference, chip: Chip, *, per_node: int) -> dict[str, Any]:
 # The arithmetic as shown, in order: line key → what train_size or infer_size returns.
 TRAIN_LINES = {
     "train_flops": "flops_per_run",
+    "train_mfu": "mfu",
+    "train_goodput": "goodput",
     "train_gpu_hours": "gpu_hours_per_run",
     "train_gpus_for_time": "gpus_for_time",
     "train_gpus_for_memory": "gpus_for_memory",
@@ -340,6 +429,7 @@ def size(
     if training is not None:
         t = train_size(training, chip, per_node=per_node)
         lines += _lines(TRAIN_LINES, t)
+        problems += t["problems"]
         peak += t["gpus"]
         average += t["gpus"] * t["busy_share"]
     if inference is not None:
@@ -370,6 +460,8 @@ TRAINING_INPUTS = {
     "runs_per_year": (0.01, 1_000.0),
     "days_per_run": (0.01, 3_650.0),
     "mfu": (0.01, 1.0),
+    "active_params_b": (0.001, 100_000.0),
+    "goodput": (0.3, 1.0),
 }
 INFERENCE_INPUTS = {
     "params_b": (0.001, 100_000.0),
@@ -378,7 +470,9 @@ INFERENCE_INPUTS = {
     "latency_ms": (0.1, 100_000.0),
     "mfu": (0.01, 1.0),
 }
-OPTIONAL_INPUTS = frozenset({"mfu", "latency_ms"})
+OPTIONAL_INPUTS = frozenset({"mfu", "latency_ms", "active_params_b", "goodput"})
+# Inputs that are words, not numbers: (part, input) → the words allowed (the first: default).
+CHOICE_INPUTS = {("training", "precision"): PRECISIONS}
 
 
 def workload_parse(raw: Any) -> tuple[Training | None, Inference | None, dict[str, str]]:
@@ -389,7 +483,7 @@ def workload_parse(raw: Any) -> tuple[Training | None, Inference | None, dict[st
         return None, None, {"work": 'give "training", "inference" or both'}
     for extra in set(raw) - {"training", "inference"}:
         errors[f"work.{extra}"] = "not a part of the workload"
-    parsed: dict[str, dict[str, float]] = {}
+    parsed: dict[str, dict[str, Any]] = {}
     for part, inputs in (("training", TRAINING_INPUTS), ("inference", INFERENCE_INPUTS)):
         if part not in raw:
             continue
@@ -397,9 +491,17 @@ def workload_parse(raw: Any) -> tuple[Training | None, Inference | None, dict[st
         if not isinstance(given, dict):
             errors[f"work.{part}"] = "must be an object of numbers"
             continue
-        for extra in set(given) - set(inputs):
+        choices = {name: allowed for (p, name), allowed in CHOICE_INPUTS.items() if p == part}
+        for extra in set(given) - set(inputs) - set(choices):
             errors[f"work.{part}.{extra}"] = "not an input of the sizing"
-        values = {}
+        values: dict[str, Any] = {}
+        for name, allowed in choices.items():
+            if name not in given:
+                continue
+            if given[name] in allowed:
+                values[name] = given[name]
+            else:
+                errors[f"work.{part}.{name}"] = "must be one of " + ", ".join(allowed)
         for name, (low, high) in inputs.items():
             value = given.get(name)
             if value is None and name in OPTIONAL_INPUTS:
@@ -410,6 +512,9 @@ def workload_parse(raw: Any) -> tuple[Training | None, Inference | None, dict[st
                 errors[f"work.{part}.{name}"] = f"must be from {low:g} to {high:g}"
             else:
                 values[name] = float(value)
+        active, total = values.get("active_params_b"), values.get("params_b")
+        if active is not None and total is not None and active > total:
+            errors[f"work.{part}.active_params_b"] = "must not exceed params_b (all parameters)"
         parsed[part] = values
     if errors:
         return None, None, errors
