@@ -869,6 +869,7 @@ LINE_COLORS: dict[str, str] = {
     "hiring": "#252525",
     "staff": "#636363",
     "cloud_staff": "#808080",
+    "team": "#a0a0a0",
 }
 LINE_PATTERNS: dict[str, str] = {
     "network": "/",
@@ -881,6 +882,7 @@ LINE_PATTERNS: dict[str, str] = {
     "egress": "/",
     "staff": "/",
     "cloud_staff": "x",
+    "team": ".",
 }
 
 

@@ -1,5 +1,6 @@
 import json
 import math
+from dataclasses import replace
 from datetime import date
 
 import pytest
@@ -339,6 +340,20 @@ def test_it_adds_egress():
 def test_it_adds_cloud_staff():
     delta = line_delta("cloud_on_demand", cloud_fte=0.005, fte_cost=120_000)
     assert delta == pytest.approx(2 * 0.005 * 120_000 / 12 * 36)
+
+
+def test_the_team_already_there_costs_nothing_unless_the_answers_count_it():
+    # 1,024 H100s owned by a team of 3 that covers their 0.02 FTE a node: no hire, no line.
+    staffing = {"onprem_fte": 0.02, "cloud_fte": 0.005, "onprem_min_fte": 1, "fte_cost": 200_000}
+    answers = make_answers(gpus=1024, utilization=0.9, horizon_months=60, team_fte=3.0)
+    free = make_costs(answers, **staffing)
+    assert "team" not in free["breakdown"]["onprem"] and not free["breakdown"]["onprem"]["staff"]
+    counted = make_costs(replace(answers, count_team=True), **staffing)
+    # Owned: 128 nodes need 2.56 FTE, all from the team; renting 128 nodes needs 0.64.
+    assert counted["breakdown"]["onprem"]["team"] == pytest.approx(2.56 * 200_000 * 5)
+    assert counted["breakdown"]["cloud_on_demand"]["team"] == pytest.approx(0.64 * 200_000 * 5)
+    moved = {k: counted["totals"][k] - free["totals"][k] for k in ("onprem", "cloud_on_demand")}
+    assert moved["onprem"] > moved["cloud_on_demand"]  # owning pays for the people it keeps
 
 
 def test_it_converts_money_to_cny_but_not_the_assumptions():

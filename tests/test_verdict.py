@@ -336,6 +336,19 @@ def test_the_cost_section_s_cheapest_cloud_is_the_plan_s_cloud_only(answers, fal
     assert cloud_only == pytest.approx(cheapest, rel=1e-6, abs=0.02)
 
 
+@pytest.mark.parametrize("persona", ["research_lab", "startup", "growth"])
+def test_counting_the_team_already_there_keeps_cloud_only_the_cost_section_s_cloud(persona):
+    answers = {**make_answers(persona, residency="none"), "count_existing_team": True}
+    evaluation = evaluate(answers)
+    plan = answers_plan(
+        answers=answers, figures=evaluation.figures, excluded=evaluation.result.excluded
+    )
+    present = evaluation.costs["present_value"]
+    cheapest = min(present[option] for option in cost_model.CLOUD_OPTIONS)
+    assert plan["present_value"]["cloud_only"] == pytest.approx(cheapest, rel=1e-6, abs=0.02)
+    assert evaluation.costs["breakdown"]["onprem"].get("team")  # the team is in it
+
+
 def test_a_faster_fall_of_cloud_prices_lowers_the_cost_section_s_cloud_and_moves_the_verdict():
     answers = make_answers("research_lab", residency="none", jurisdiction_concern=False)
     slow = evaluate({**answers, "cloud_price_fall_pct": 10.0}).costs

@@ -88,6 +88,7 @@ LINE_LABELS: dict[str, str] = {
     "hiring": gettext_noop("Recruiting"),
     "staff": gettext_noop("Staff hired for the owned cluster"),
     "cloud_staff": gettext_noop("Staff hired for the cloud platform"),
+    "team": gettext_noop("The team you already have (counted)"),
 }
 
 # Ties between equally cheap options go to the smaller commitment.
@@ -112,6 +113,9 @@ class CostAnswers:
     capex_available: bool = True  # False: the plan finances what it buys (engine/stages.py)
     cloud_fall_pct: float = 0.0  # a year: cloud GPU-hour prices this much lower each year
     workload: str = "training"  # which speed against an H100 counts: training or inference
+    # Count the team the assessment already has at its loaded cost, in the options that
+    # employ it (False: it is paid anyway, and only hires are costed).
+    count_team: bool = False
 
     def __post_init__(self) -> None:
         if isinstance(self.gpus, bool) or not isinstance(self.gpus, int) or self.gpus < 1:
@@ -194,12 +198,32 @@ def _staff(
     An owned cluster needs at least `onprem_min_fte` whatever its size. The
     team the assessment already has covers the owned cluster first.
     """
+    owned_need, cloud_need = _needs(params, owned_nodes=owned_nodes, rented_nodes=rented_nodes)
+    team_left = max(answers.team_fte - owned_need, 0.0)
+    return max(owned_need - answers.team_fte, 0.0), max(cloud_need - team_left, 0.0)
+
+
+def _needs(
+    params: Mapping[str, float], *, owned_nodes: int, rented_nodes: int
+) -> tuple[float, float]:
+    """(FTE an owned cluster needs, FTE a cloud platform needs)."""
     owned_need = (
         max(params["onprem_min_fte"], owned_nodes * params["onprem_fte"]) if owned_nodes else 0.0
     )
-    cloud_need = rented_nodes * params["cloud_fte"]
-    team_left = max(answers.team_fte - owned_need, 0.0)
-    return max(owned_need - answers.team_fte, 0.0), max(cloud_need - team_left, 0.0)
+    return owned_need, rented_nodes * params["cloud_fte"]
+
+
+def _team_employed(
+    params: Mapping[str, float], answers: CostAnswers, *, owned_nodes: int, rented_nodes: int
+) -> float:
+    """FTE of the team the assessment already has that an option employs (the owned
+    cluster first, then the cloud platform), when the answers count it; else 0: the
+    people the option does not need are free for other work."""
+    if not answers.count_team:
+        return 0.0
+    owned_need, cloud_need = _needs(params, owned_nodes=owned_nodes, rented_nodes=rented_nodes)
+    on_owned = min(answers.team_fte, owned_need)
+    return on_owned + min(answers.team_fte - on_owned, cloud_need)
 
 
 def _staff_lines(
@@ -211,10 +235,12 @@ def _staff_lines(
         params, answers, owned_nodes=owned_nodes, rented_nodes=rented_nodes
     )
     joined = min(params["hiring_months"], months) if owned_hires or cloud_hires else 0.0
+    team = _team_employed(params, answers, owned_nodes=owned_nodes, rented_nodes=rented_nodes)
     lines = [
         once("hiring", (owned_hires + cloud_hires) * params["hire_cost"]),
         per_month("staff", owned_hires * params["fte_cost"] / 12, joined, months),
         per_month("cloud_staff", cloud_hires * params["fte_cost"] / 12, joined, months),
+        *([per_month("team", team * params["fte_cost"] / 12, 0, months)] if team else []),
     ]
     starts = max(params["lead_time_months"], joined if owned_hires else 0.0)
     return lines, min(starts, months)
@@ -824,6 +850,7 @@ on_demand_rate = _on_demand_rate
 commit_rate = _commit_rate
 resale_share = _resale_share
 staff_needed = _staff
+team_employed = _team_employed
 
 
 def _plain_totals(monthly: pd.DataFrame) -> dict[str, float]:

@@ -59,6 +59,7 @@ def cost_answers(
         demand_shape=effective["demand_shape"],
         base_gpus=demand.base if levels else None,
         team_fte=float(answers.get("ops_fte", 0.0)),
+        count_team=bool(answers.get("count_existing_team", False)),
         cloud_share=questionnaire.cloud_share_pct(answers) / 100,
         excluded=excluded,
         prices_in=markets.market_of(answers).currency,

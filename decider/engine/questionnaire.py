@@ -411,6 +411,19 @@ QUESTIONS: dict[str, Question] = {
             step="ops",
         ),
         Question(
+            "count_existing_team",
+            "bool",
+            gettext_noop("Count the team you already have at its cost?"),
+            gettext_noop(
+                "Optional. Yes: its people are costed (the staff cost a year each) in every "
+                "option that employs them, the owned cluster first, so owning pays for the "
+                "people it keeps busy. Left empty or no: the team is paid anyway, and only "
+                "people to hire are costed."
+            ),
+            step="ops",
+            optional=True,
+        ),
+        Question(
             "has_datacenter",
             "bool",
             gettext_noop("Do you have data-centre or colocation space of your own?"),

@@ -54,6 +54,7 @@ from decider.engine.costs import (
     on_demand_rate,
     resale_share,
     staff_needed,
+    team_employed,
 )
 from decider.engine.figures import Figure, figures_values
 from decider.engine.generations import Generation, next_generation
@@ -253,6 +254,7 @@ class _World:
     hardware: np.ndarray | None = None  # the hardware price by order month, × today's
     finance: float = 1.0  # what a purchase costs in present value per unit of its price
     _hires: dict[tuple[int, int], float] = field(default_factory=dict)
+    _team: dict[tuple[int, int], float] = field(default_factory=dict)
 
     @property
     def months(self) -> int:
@@ -275,6 +277,16 @@ class _World:
             )
             self._hires[key] = sum(hired)
         return self._hires[key]
+
+    def team(self, owned_nodes: int, rented_nodes: int) -> float:
+        """FTE of the team already there that the fleet employs, when the answers count it
+        (paid from month 0: they have joined)."""
+        key = (owned_nodes, rented_nodes)
+        if key not in self._team:
+            self._team[key] = team_employed(
+                self.params, self.answers, owned_nodes=owned_nodes, rented_nodes=rented_nodes
+            )
+        return self._team[key]
 
 
 def _running(world: _World, gpus: np.ndarray, months: np.ndarray) -> np.ndarray:
@@ -317,6 +329,14 @@ def _running(world: _World, gpus: np.ndarray, months: np.ndarray) -> np.ndarray:
     # cannot run before then, so only a cloud platform's hires are ever waited for.
     joined = np.clip(months - p["hiring_months"], 0, 1)
     people = staff * p["fte_cost"] / 12 * joined
+    if answers.count_team:
+        team = np.array(
+            [
+                world.team(int(n), int(r))
+                for n, r in zip(nodes.ravel(), rented_nodes.ravel(), strict=True)
+            ]
+        ).reshape(nodes.shape)
+        people = people + team * p["fte_cost"] / 12
     total: np.ndarray = power + colo + maintenance + licences + cloud + cloud_fixed + people
     return total
 
@@ -1084,6 +1104,7 @@ def _successor_world(
         committed=min(commit_rate(params, world.answers), on_demand_rate(params)) * falls,
         hardware=hardware * (1 - future.hardware_fall_pct / 100) ** since,
         _hires={},
+        _team={},
     )
 
 
@@ -1239,7 +1260,11 @@ def _worth(
         return [], None
     held = np.full(len(months), float(gpus))
     kept = replace(
-        world, base=np.minimum(world.base, gpus), peak=np.minimum(world.peak, gpus), _hires={}
+        world,
+        base=np.minimum(world.base, gpus),
+        peak=np.minimum(world.peak, gpus),
+        _hires={},
+        _team={},
     )
     running = _running(kept, held, months)
     q = world.answers.demand.peak_share
