@@ -18,7 +18,7 @@ from decider import caching, summary
 from decider.charts import chart_compare, charts_for, plan_sentence
 from decider.checklist import checklist_for
 from decider.engine import questionnaire, scoring, verdict
-from decider.engine.figures import FIGURES
+from decider.engine.figures import FIGURES, is_estimate
 from decider.engine.outcomes import (
     COST_OPTIONS,
     OUTCOME_SUMMARIES,
@@ -273,7 +273,7 @@ def cost_notes(costs: Mapping[str, Any]) -> list[str]:
 
 
 def cost_note_items(costs: Mapping[str, Any]) -> list[tuple[str, str]]:
-    """The cost notes, each with what it is about: "rule_of_thumb", "financing", "delay" and
+    """The cost notes, each with what it is about: "rule_of_thumb", "estimate", "financing", "delay" and
     "hires" (the three about owning), "present_value"."""
     currency = costs["currency"]
     notes: list[tuple[str, str]] = []
@@ -298,6 +298,24 @@ def cost_note_items(costs: Mapping[str, Any]) -> list[tuple[str, str]]:
                     if against["cheapest"] == "cloud"
                     else outcome_name(against["cheapest"]),
                     "figure": figure,
+                },
+            )
+        )
+    if estimated := costs.get("estimated_prices"):
+        language = get_language() or "en"
+        notes.append(
+            (
+                "estimate",
+                _(
+                    "The cheapest cloud here (%(mode)s) is priced at %(figures)s: an estimate, "
+                    "not a published price (see “Cost figures used” for how it was derived). "
+                    "Ask providers for a quote before relying on it."
+                )
+                % {
+                    "mode": cost_option_label(costs["cheapest_cloud_mode"]),
+                    "figures": _(", ").join(
+                        f"“{FIGURES[name].label.get(language)}”" for name in estimated
+                    ),
                 },
             )
         )
@@ -376,6 +394,7 @@ def _figure_rows(costs: Mapping[str, Any], *, overrides: Mapping[str, float]) ->
             "name": name,
             "label": FIGURES[name].label.get(language),
             "overridden": name in overrides,
+            "estimated": is_estimate(data["source"]),
             **data,
             "source": (data.get("source_zh") if chinese else None) or data["source"],
             "unit": FIGURES[name].unit_in(prices_in).get(language),

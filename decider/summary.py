@@ -663,7 +663,10 @@ def risks(
     found += [
         text
         for kind, text in notes
-        if kind == "rule_of_thumb" or (recommendation == "onprem" and kind in ("delay", "hires"))
+        if kind == "rule_of_thumb"
+        or (recommendation == "onprem" and kind in ("delay", "hires"))
+        # A cloud price no provider publishes, under a recommendation that rents.
+        or (recommendation in ("cloud", "hybrid") and kind == "estimate")
     ]
     return found[:4]
 

@@ -356,6 +356,21 @@ def test_the_team_already_there_costs_nothing_unless_the_answers_count_it():
     assert moved["onprem"] > moved["cloud_on_demand"]  # owning pays for the people it keeps
 
 
+def test_an_estimated_cloud_price_that_prices_the_cheapest_cloud_is_named():
+    # Mainland China, 3 years: the cheapest cloud commits at the 3-year price, which no
+    # provider publishes there (derived from the 1-year estimate).
+    answers = make_answers(gpus=64, utilization=0.9, horizon_months=36, prices_in="CNY")
+    china = costs_compute(answers=answers, figures=shipped_figures("h100", "cn"), currency="CNY")
+    assert china["cheapest_cloud_mode"] in ("cloud_reserved", "cloud_committed")
+    assert "gpu_hour_reserved_3y" in china["estimated_prices"]
+    figures = shipped_figures("h100", "cn")
+    assert all(figures[name].source.startswith("Estimate") for name in china["estimated_prices"])
+    # Global H100s for a year: the 1-year index and on demand are published, nothing to name.
+    year = make_answers(gpus=64, utilization=0.5, horizon_months=12)
+    global_ = costs_compute(answers=year, figures=shipped_figures("h100"))
+    assert global_["estimated_prices"] == []
+
+
 def test_it_converts_money_to_cny_but_not_the_assumptions():
     answers = make_answers()
     usd = costs_compute(answers=answers, figures=DEFAULTS)

@@ -220,6 +220,17 @@ def test_a_rule_set_file_carries_its_bands_and_a_wrong_one_is_named():
     assert problem.field == "decisive_gap_pct" and "from 1 to 100" in problem.message
 
 
+def test_the_page_marks_estimated_figures_and_names_the_one_the_cloud_price_rests_on(rules, client):
+    from decider.services import assessment_score
+
+    assessment, edit, _view = make_assessment(answers=_lab_renting_in_china())
+    assessment_score(assessment)
+    page = client.get(reverse("decider-result", args=[edit])).content.decode()
+    assert page.count('<span class="tag estimate">estimate</span>') >= 3
+    assert "an estimate, not a published price" in page
+    assert "Ask providers for a quote before relying on it." in page
+
+
 # --- what decide, the API and the page say ----------------------------------------
 
 

@@ -799,7 +799,24 @@ def costs_compute(
     }
     costs["cheapest_cloud_mode"] = min(CLOUD_OPTIONS, key=costs["totals"].__getitem__)
     costs["verdict"] = cost_verdict(costs)
+    # The cloud prices that price the cheapest cloud and are estimates, not published.
+    costs["estimated_prices"] = [
+        name
+        for name in _priced_by(costs["cheapest_cloud_mode"], answers, costs)
+        if figures[name].estimated
+    ]
     return costs
+
+
+def _priced_by(option: str, answers: CostAnswers, costs: Mapping[str, Any]) -> list[str]:
+    """The GPU-hour price figures a cloud option is priced at (a committed block of none is
+    on demand only)."""
+    term = "gpu_hour_reserved_3y" if answers.horizon_months >= 36 else "gpu_hour_reserved_1y"
+    if option == "cloud_reserved":
+        return [term]
+    if option == "cloud_committed" and costs["cloud_committed_gpus"]:
+        return [term, "gpu_hour_on_demand"]
+    return ["gpu_hour_on_demand"]
 
 
 @dataclass(frozen=True)

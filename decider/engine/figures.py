@@ -92,6 +92,12 @@ class Figure:
     def spec(self) -> FigureSpec:
         return FIGURES[self.name]
 
+    @property
+    def estimated(self) -> bool:
+        """Whether no published figure stands behind it: its source says it is an estimate
+        (the price sets write "Estimate: ..." and say how it was derived)."""
+        return is_estimate(self.source)
+
     def source_in(self, language: str | None) -> str:
         """The source in `language`: Chinese where the data has it, else the English one."""
         if (language or "").startswith("zh") and self.source_zh:
@@ -512,6 +518,11 @@ def figures_values(figures: Mapping[str, Figure]) -> dict[str, float]:
     if problems:
         raise ValueError(f"cost figure {'; '.join(problems)}")
     return values
+
+
+def is_estimate(source: str) -> bool:
+    """A source that says its figure is an estimate, not a published one."""
+    return source.lstrip().lower().startswith(("estimate", "估计", "估算"))
 
 
 def figures_as_dict(
