@@ -369,8 +369,12 @@ def _schemas() -> dict[str, Any]:
             "ruleset_version": {"type": "integer"},
             "costs": {
                 "type": "object",
-                "description": "The cost model over today's demand (totals, present_value, "
-                "breakdown, cumulative, ...). The verdict: `verdict`, `verdict_gap_pct` and "
+                "description": "The cost model (totals, present_value, breakdown, "
+                "cumulative, ...) over the answers' future: today's demand held, or, when it "
+                "grows (`demand_grows`: true), each option priced over that growth as the plan "
+                "prices it (the cost per useful hour, hybrid curve and sensitivity stay at "
+                "today's demand); `estimated_prices`: the estimated price figures the cheapest "
+                "cloud rests on. The verdict: `verdict`, `verdict_gap_pct` and "
                 "`verdict_probability` (the share of the odds' draws in which the cheapest is "
                 "cheapest); `verdict_basis` is `costs`, or `plan` when demand grows and the "
                 "verdict weighs each outcome's plan over that future "

@@ -237,7 +237,9 @@ def _total_rows(costs: Mapping[str, Any]) -> list[dict[str, Any]]:
     for key in COST_OPTIONS:
         outcome = "cloud" if key.startswith("cloud") else key
         label = cost_option_label(key)
-        if key == "hybrid":
+        if costs.get("demand_grows") and key in ("hybrid", "cloud_committed"):
+            label = f"{label} ({summary.option_detail(costs, key)})"
+        elif key == "hybrid":
             label = _("%(label)s (own %(gpus)s GPUs)") % {
                 "label": label,
                 "gpus": costs["hybrid_owned_gpus"],
@@ -273,8 +275,8 @@ def cost_notes(costs: Mapping[str, Any]) -> list[str]:
 
 
 def cost_note_items(costs: Mapping[str, Any]) -> list[tuple[str, str]]:
-    """The cost notes, each with what it is about: "rule_of_thumb", "estimate", "financing", "delay" and
-    "hires" (the three about owning), "present_value"."""
+    """The cost notes, each with what it is about: "rule_of_thumb", "growth", "estimate",
+    "financing", "delay" and "hires" (the three about owning), "present_value"."""
     currency = costs["currency"]
     notes: list[tuple[str, str]] = []
     if against := costs.get("against_rule_of_thumb"):
@@ -299,6 +301,17 @@ def cost_note_items(costs: Mapping[str, Any]) -> list[tuple[str, str]]:
                     else outcome_name(against["cheapest"]),
                     "figure": figure,
                 },
+            )
+        )
+    if costs.get("demand_grows"):
+        notes.append(
+            (
+                "growth",
+                _(
+                    "Demand grows in your answers: these totals price each option over that "
+                    "growth, as the plan in stages does. The cost per useful GPU-hour, the "
+                    "hybrid curve, the sensitivity and the odds' bands are for today's demand."
+                ),
             )
         )
     if estimated := costs.get("estimated_prices"):

@@ -26,14 +26,14 @@ from django.db.models import F
 from django.utils import timezone
 
 from decider import caching
-from decider.engine import costs, questionnaire, scoring, verdict
+from decider.engine import questionnaire, scoring, verdict
 from decider.engine.batch import Impact, Transition, impact_compute
 from decider.engine.evaluation import (
     Evaluation,
+    answers_costs,
     answers_evaluate,
     answers_odds,
     answers_plan,
-    cost_answers,
 )
 from decider.engine.figures import FIGURE_NAMES, Figure, figures_as_dict, figures_from_dict
 from decider.engine.markets import DEFAULT_MARKET, market_of
@@ -256,11 +256,10 @@ def assessment_costs(assessment: Assessment, *, currency: str) -> dict[str, Any]
     assert assessment.result is not None, "score the assessment first"
     return caching.scored(
         caching.scored_key(assessment, "costs", currency),
-        lambda: costs.costs_compute(
-            answers=cost_answers(
-                assessment.answers, excluded=frozenset(assessment_excluded(assessment))
-            ),
+        lambda: answers_costs(
+            answers=assessment.answers,
             figures=scored_figures(assessment),
+            excluded=assessment_excluded(assessment),
             currency=currency,
         ),
     )

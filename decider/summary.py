@@ -77,7 +77,7 @@ def option_figures(
             OptionFigures(
                 key=key,
                 label=cost_option_label(key),
-                detail=_detail(costs, key),
+                detail=option_detail(costs, key),
                 compared=outcome in weighed,
                 recommended=recommended,
                 present_value=costs["present_value"][key],
@@ -97,16 +97,24 @@ def option_figures(
     return rows
 
 
-def _detail(costs: Mapping[str, Any], key: str) -> str:
+def option_detail(costs: Mapping[str, Any], key: str) -> str:
+    """What an option holds, beside its name: the GPUs owned or committed."""
+    # With demand that grows, the hybrid and the commitment follow the plan in stages.
+    grows = costs.get("demand_grows")
     if key == "hybrid":
+        if grows:
+            return _("owns in stages, as the plan")
         return _("owns %(gpus)s GPUs") % {"gpus": costs["hybrid_owned_gpus"]}
     if key == "cloud_committed":
+        if grows:
+            return _("committed as demand grows")
         return _("%(gpus)s GPUs committed") % {"gpus": costs["cloud_committed_gpus"]}
     return ""
 
 
 def _owns(costs: Mapping[str, Any], key: str) -> bool:
-    return key == "onprem" or (key == "hybrid" and costs["hybrid_owned_gpus"] > 0)
+    owned = costs["hybrid_owned_gpus"] > 0 or costs.get("demand_grows")
+    return key == "onprem" or (key == "hybrid" and bool(owned))
 
 
 def _steady_month(cumulative: Sequence[float]) -> float:
@@ -361,8 +369,9 @@ def basis_sentence(basis: Mapping[str, Any] | None) -> str | None:
         for key, value in sorted(basis["present_value"].items(), key=lambda item: item[1])
     )
     return _(
-        "Demand grows in your answers: the cost verdict weighs each option's plan over that "
-        "future (present value: %(parts)s), while the tables below price today's demand."
+        "Demand grows in your answers: every option is priced over that future, as a plan "
+        "(present value: %(parts)s); the cost per useful GPU-hour, the hybrid curve and the "
+        "sensitivity below are for today's demand."
     ) % {"parts": parts}
 
 

@@ -329,12 +329,18 @@ def test_an_admin_s_overriding_flag_survives_export_and_import(rules):
 
 
 @PROPERTY(max_examples=120)
-@given(answers=answers_documents(), fall=st.sampled_from([0.0, 10.0, 35.0]))
-def test_the_cost_section_s_cheapest_cloud_is_the_plan_s_cloud_only(answers, fall):
-    """With today's demand held, the cheapest cloud option of the cost section costs what
-    the plan's cloud only costs, a yearly fall of cloud prices included."""
+@given(
+    answers=answers_documents(),
+    fall=st.sampled_from([0.0, 10.0, 35.0]),
+    growth=st.sampled_from([None, 40.0, 150.0]),
+)
+def test_the_cost_section_s_cheapest_cloud_is_the_plan_s_cloud_only(answers, fall, growth):
+    """The cheapest cloud option of the cost section costs what the plan's cloud only costs:
+    one future, with demand held or growing, a yearly fall of cloud prices included."""
     answers = {**answers, "cloud_price_fall_pct": fall}
     answers.pop("growth_pct", None)
+    if growth is not None:
+        answers["growth_pct"] = growth
     evaluation = evaluate(answers)
     plan = answers_plan(
         answers=answers, figures=evaluation.figures, excluded=evaluation.result.excluded
@@ -495,10 +501,12 @@ def test_a_growing_startup_s_verdict_prices_the_growth_and_the_price_fall():
     slow, fast = (_plan_for(_growing(fall, gpu_hour_reserved_3y=2.35)) for fall in (10.0, 50.0))
     for evaluation, plan in (slow, fast):
         basis = verdict.plan_basis(plan, ["cloud", "hybrid", "onprem"])
-        flat = min(evaluation.costs["present_value"][o] for o in cost_model.CLOUD_OPTIONS)
-        # The cloud the verdict weighs is the plan's cloud only, 16 → 256 GPUs, not 16 held.
+        tables = min(evaluation.costs["present_value"][o] for o in cost_model.CLOUD_OPTIONS)
+        # The cloud the verdict weighs is the plan's cloud only, 16 → 256 GPUs, not 16 held,
+        # and the cost section's tables price the same growth.
         assert basis["present_value"]["cloud"] == plan["present_value"]["cloud_only"]
-        assert basis["present_value"]["cloud"] > 5 * flat
+        assert tables == pytest.approx(basis["present_value"]["cloud"], rel=1e-6, abs=0.02)
+        assert evaluation.costs["demand_grows"] is True
         assert evaluation.derived["cost_order"] == basis["order"]
     # A faster fall halves the cloud the verdict weighs, where the tables' figures moved less.
     cloud = {
@@ -510,14 +518,29 @@ def test_a_growing_startup_s_verdict_prices_the_growth_and_the_price_fall():
 
 def test_owning_in_stages_far_cheaper_as_demand_grows_carries_the_headline():
     # At a dearer cloud, today's 16 GPUs rent for less, but the growth makes owning in
-    # stages about 29 % cheaper in nearly every draw: decisive, and the plan owns.
+    # stages about 29 % cheaper in nearly every draw: decisive, and the plan owns. The cost
+    # section prices the growth too, so its tables say the same (they said cloud).
     answers = _growing(gpu_hour_reserved_3y=3.5, gpu_hour_on_demand=4.0)
     evaluation, plan = _plan_for(answers)
-    assert evaluation.costs["verdict"].startswith("cloud")  # the tables: today's demand
+    assert evaluation.costs["verdict"] == "hybrid_clear"
     assert evaluation.derived["cost_decisive"] == "hybrid"
     assert evaluation.result.recommendation == "hybrid"
     assert plan["chosen_plan"] == "staged"
     assert all(stage["action"] == "own" for stage in plan["chosen"])
+
+
+def test_the_result_page_prices_the_growth_in_its_tables_and_says_what_does_not(rules, client):
+    from decider.services import assessment_score
+
+    answers = _growing(gpu_hour_reserved_3y=3.5, gpu_hour_on_demand=4.0)
+    assessment, edit, _view = make_assessment(answers=answers)
+    assessment_score(assessment)
+    evaluation, plan = _plan_for(answers)
+    page = client.get(reverse("decider-result", args=[edit])).content.decode()
+    assert "these totals price each option over that growth" in page
+    # The table's hybrid is the plan's: the same present value, to the unit shown.
+    hybrid = plan["outcome_present_value"]["hybrid"]
+    assert f"${hybrid:,.0f}" in page
 
 
 def test_decide_says_the_verdict_reads_the_plan_when_demand_grows(rules, tmp_path, capsys):
@@ -529,8 +552,10 @@ def test_decide_says_the_verdict_reads_the_plan_when_demand_grows(rules, tmp_pat
     assert costs["verdict_basis"] == "plan"
     assert costs["verdict_present_value"]["cloud"] == plan["present_value"]["cloud_only"]
     assert costs["verdict_gap_pct"] > 25 and costs["verdict_probability"] > 0.9
-    assert costs["cheapest_gap_pct"] != costs["verdict_gap_pct"]  # the tables' own, kept
-    assert costs["verdict"] == "hybrid_clear" and costs["cheapest"] == "cloud"
+    # One future: the tables price the growth too, so their ranking is the verdict's.
+    assert costs["cheapest_gap_pct"] == costs["verdict_gap_pct"]
+    assert costs["verdict"] == "hybrid_clear" and costs["cheapest"] == "hybrid"
+    assert costs["present_value"]["hybrid"] == costs["verdict_present_value"]["hybrid"]
     flat = json.loads(run_decide(tmp_path, capsys, make_answers("startup"), "--format", "json")[1])
     assert flat["costs"]["verdict_basis"] == "costs"
 

@@ -819,6 +819,60 @@ def _priced_by(option: str, answers: CostAnswers, costs: Mapping[str, Any]) -> l
     return ["gpu_hour_on_demand"]
 
 
+def costs_over_future(
+    costs: Mapping[str, Any],
+    lines_by_option: Mapping[str, Mapping[str, np.ndarray]],
+    *,
+    figures: Mapping[str, Figure],
+    answers: CostAnswers,
+    currency: str = "USD",
+) -> dict[str, Any]:
+    """The cost section over a future whose demand grows: each option's monthly lines as the
+    plan in stages prices that future (engine/stages.py, option_lines), in place of today's
+    demand held, for every figure read off the cash flow (totals, present values, yearly,
+    breakdown, break-even, the ranking and the verdict). The analyses of today's demand
+    (the cost per useful hour, the hybrid curve, the sensitivity) stay as they are."""
+    params = figures_values(figures)
+    rate = _rate(params, answers, currency)
+
+    def money(value: float | None) -> float | None:
+        return None if value is None else round(float(value) * rate, 2)
+
+    months = answers.horizon_months
+    columns = [(option, line) for option in OPTIONS for line in lines_by_option[option]]
+    frame = pd.DataFrame(
+        np.vstack([lines_by_option[o][line] for o, line in columns]).T,
+        index=pd.RangeIndex(months + 1, name="month"),
+        columns=pd.MultiIndex.from_tuples(columns, names=["option", "line"]),
+    )
+    monthly = by_option(frame)
+    present = {
+        option: money(v) for option, v in present_values(monthly, params["discount_rate"]).items()
+    }
+    compared = _compared(answers, None)  # a hybrid that owns nothing today may as it grows
+    cheapest, runner_up, gap = _rank(cast(dict[str, float], present), compared)
+    grown: dict[str, Any] = {
+        **costs,
+        **_totals(monthly, money),
+        "present_value": present,
+        "yearly": {
+            option: [money(v) for v in values] for option, values in yearly(monthly).items()
+        },
+        "breakdown": _breakdown(frame, money),
+        "break_even_month": _break_even(params, answers, monthly.cumsum())["break_even_month"],
+        "options_compared": compared,
+        "hybrid_reduces_to": None,
+        "cheapest": cheapest,
+        "runner_up": runner_up,
+        "cheapest_gap_pct": None if gap is None else round(gap, 2),
+        "verdict_gap_pct": None if gap is None else round(gap, 2),
+        "demand_grows": True,
+    }
+    grown["cheapest_cloud_mode"] = min(CLOUD_OPTIONS, key=grown["totals"].__getitem__)
+    grown["verdict"] = cost_verdict(grown)
+    return grown
+
+
 @dataclass(frozen=True)
 class Chosen:
     """The plans the cost model chose for each option, what it compares, and how it ranks

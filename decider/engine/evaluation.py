@@ -81,9 +81,7 @@ def answers_evaluate(
     derived: dict[str, Any] = questionnaire.derived_answers(answers)
     excluded, _warnings = scoring.exclusions({**answers, **derived}, rulebook.constraints)
     used = figures_with_overrides(figures, answers.get("costs", {}))
-    computed = costs.costs_compute(
-        answers=cost_answers(answers, excluded=frozenset(excluded)), figures=used, currency=currency
-    )
+    computed = answers_costs(answers=answers, figures=used, excluded=excluded, currency=currency)
     # With growth, the verdict reads the plan over that future (engine/verdict.py).
     basis = None
     if stages.future_of(answers).grows:
@@ -162,6 +160,28 @@ def _decisive(
         "allowed": list(allowed),
     }
     derived.update(verdict.decisive_answers({**answers, **derived}, rulebook))
+
+
+def answers_costs(
+    *,
+    answers: Mapping[str, Any],
+    figures: Mapping[str, Figure],
+    excluded: Iterable[str],
+    currency: str = "USD",
+) -> dict[str, Any]:
+    """The cost section of the evaluated answers (engine/costs.py) with the figures as the
+    evaluation used them. One future: when demand grows, each option is priced over that
+    growth, as the plan in stages prices it (stages.future_lines)."""
+    cost_in = cost_answers(answers, excluded=frozenset(excluded))
+    computed = costs.costs_compute(answers=cost_in, figures=figures, currency=currency)
+    future = stages.future_of(answers)
+    if future.grows and (
+        lines := stages.future_lines(answers=cost_in, figures=figures, future=future)
+    ):
+        computed = costs.costs_over_future(
+            computed, lines, figures=figures, answers=cost_in, currency=currency
+        )
+    return computed
 
 
 def answers_odds(

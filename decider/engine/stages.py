@@ -253,7 +253,8 @@ class _World:
     home_share: float  # the share of the work whose data may not leave
     hardware: np.ndarray | None = None  # the hardware price by order month, × today's
     finance: float = 1.0  # what a purchase costs in present value per unit of its price
-    _hires: dict[tuple[int, int], float] = field(default_factory=dict)
+    blocks: str = "best"  # how it rents above what it owns (BLOCKS)
+    _hires: dict[tuple[int, int], tuple[float, float]] = field(default_factory=dict)
     _team: dict[tuple[int, int], float] = field(default_factory=dict)
 
     @property
@@ -267,15 +268,14 @@ class _World:
     def nodes(self, gpus: float) -> int:
         return math.ceil(gpus / self.per_node - 1e-9) if gpus > 0 else 0
 
-    def hires(self, owned_nodes: int, rented_nodes: int) -> float:
+    def hires(self, owned_nodes: int, rented_nodes: int) -> tuple[float, float]:
         """FTE hired for an owned and a rented fleet (the cost model's rule), remembered:
         the search asks for the same few sizes thousands of times."""
         key = (owned_nodes, rented_nodes)
         if key not in self._hires:
-            hired = staff_needed(
+            self._hires[key] = staff_needed(
                 self.params, self.answers, owned_nodes=owned_nodes, rented_nodes=rented_nodes
             )
-            self._hires[key] = sum(hired)
         return self._hires[key]
 
     def team(self, owned_nodes: int, rented_nodes: int) -> float:
@@ -291,6 +291,15 @@ class _World:
 
 def _running(world: _World, gpus: np.ndarray, months: np.ndarray) -> np.ndarray:
     """The running cost in each of `months` with `gpus` owned (arrays of the same shape)."""
+    total = np.zeros(np.shape(gpus))
+    for amount in _running_lines(world, gpus, months).values():
+        total = total + amount
+    return total
+
+
+def _running_lines(world: _World, gpus: np.ndarray, months: np.ndarray) -> dict[str, np.ndarray]:
+    """The running cost in each of `months` with `gpus` owned, by cost line (the cost
+    model's names), each an array of their shape."""
     p, answers = world.params, world.answers
     q = answers.demand.peak_share
     base, peak = world.base[months], world.peak[months]
@@ -299,36 +308,40 @@ def _running(world: _World, gpus: np.ndarray, months: np.ndarray) -> np.ndarray:
     busy = (1 - q) * np.minimum(base, gpus) + q * np.minimum(peak, gpus)
     load = np.where(owned, p["idle_share"] + (1 - p["idle_share"]) * busy / np.maximum(gpus, 1), 0)
     power = nodes * p["node_kw"] * load * p["pue"] * HOURS_PER_MONTH * p["kwh_price"]
-    colo = 0.0 if answers.has_datacenter else nodes * p["node_kw"] * p["colo_kw_month"]
+    colo = nodes * (0.0 if answers.has_datacenter else p["node_kw"] * p["colo_kw_month"])
     storage = answers.dataset_tb * p["storage_capex_per_tb"]
     hardware = nodes * (p["server_price"] + p["network_per_node"]) + np.where(owned, storage, 0)
-    maintenance = p["maintenance_rate"] * hardware / 12
-    licences = gpus * p["licence_gpu_year"] / 12
     # Above the owned GPUs: the work that may leave is rented; the rest waits.
     # A committed block runs all the time, on the cost model's term, and the bursts above it
     # on demand. The block is the rented base, or the rented peak when the bursts run so
     # much of the time that committing them costs less (as the cost model chooses its block).
     steady, peaked = _rented(world, base, gpus), _rented(world, peak, gpus)
     committed, price = world.committed[months], world.price[months]
-    renting = (1 - q) * steady + q * peaked > 1e-9
-    cloud = _renting(steady, peaked, q, committed, price) * HOURS_PER_MONTH
-    cloud_fixed = np.where(
-        renting | ~owned,
-        answers.dataset_tb * p["cloud_storage_tb_month"]
-        + p["egress_tb_month"] * p["egress_price_tb"],
-        0,
-    )
+    renting = ((1 - q) * steady + q * peaked > 1e-9) | ~owned
+    block, overflow = _renting(steady, peaked, q, committed, price, world.blocks)
     rented_nodes = np.ceil(np.maximum(peak - gpus, 0) / world.per_node)
-    staff = np.array(
+    hired = np.array(
         [
             world.hires(int(n), int(r))
             for n, r in zip(nodes.ravel(), rented_nodes.ravel(), strict=True)
         ]
-    ).reshape(nodes.shape)
+    ).reshape((*nodes.shape, 2))
     # Hired people are paid from when they join (the cost model's rule); owned hardware
     # cannot run before then, so only a cloud platform's hires are ever waited for.
     joined = np.clip(months - p["hiring_months"], 0, 1)
-    people = staff * p["fte_cost"] / 12 * joined
+    pay = p["fte_cost"] / 12 * joined
+    lines = {
+        "power": power,
+        "colocation": colo,
+        "maintenance": p["maintenance_rate"] * hardware / 12,
+        "licences": gpus * p["licence_gpu_year"] / 12,
+        "gpu_committed": block * HOURS_PER_MONTH,
+        "gpu": overflow * HOURS_PER_MONTH,
+        "cloud_storage": np.where(renting, answers.dataset_tb * p["cloud_storage_tb_month"], 0),
+        "egress": np.where(renting, p["egress_tb_month"] * p["egress_price_tb"], 0),
+        "staff": hired[..., 0] * pay,
+        "cloud_staff": hired[..., 1] * pay,
+    }
     if answers.count_team:
         team = np.array(
             [
@@ -336,22 +349,38 @@ def _running(world: _World, gpus: np.ndarray, months: np.ndarray) -> np.ndarray:
                 for n, r in zip(nodes.ravel(), rented_nodes.ravel(), strict=True)
             ]
         ).reshape(nodes.shape)
-        people = people + team * p["fte_cost"] / 12
-    total: np.ndarray = power + colo + maintenance + licences + cloud + cloud_fixed + people
-    return total
+        lines["team"] = team * p["fte_cost"] / 12
+    return lines
+
+
+# How a plan rents above what it owns: the cheapest block (the cost model's committed cloud,
+# and every plan that owns), none (all on demand), or the whole peak committed (reserved).
+BLOCKS = ("best", "none", "peak")
 
 
 def _renting(
-    low: np.ndarray, high: np.ndarray, q: float, committed: np.ndarray, price: np.ndarray
-) -> np.ndarray:
-    """The hourly cost of renting `low` GPUs (1 - q of the time) and `high` (q of it): a
-    block of whole GPUs committed, the rest on demand. The block is the cheapest of none,
+    low: np.ndarray,
+    high: np.ndarray,
+    q: float,
+    committed: np.ndarray,
+    price: np.ndarray,
+    blocks: str = "best",
+) -> tuple[np.ndarray, np.ndarray]:
+    """The hourly cost of renting `low` GPUs (1 - q of the time) and `high` (q of it): (the
+    block of whole GPUs committed, the rest on demand). The block is the cheapest of none,
     the base level either side and the peak level, as the cost model chooses it
-    (costs._best_commitment), so that with today's demand the two price the cloud alike."""
-    blocks = np.stack([np.zeros_like(low), np.floor(low), np.ceil(low), np.ceil(high)])
-    overflow = (1 - q) * np.maximum(low - blocks, 0) + q * np.maximum(high - blocks, 0)
-    cost: np.ndarray = (blocks * committed + overflow * price).min(axis=0)
-    return cost
+    (costs._best_commitment), so that with today's demand the two price the cloud alike;
+    or none, or the peak (`blocks`)."""
+    if blocks == "none":
+        sizes = np.zeros_like(low)[None]
+    elif blocks == "peak":
+        sizes = np.ceil(high)[None]
+    else:
+        sizes = np.stack([np.zeros_like(low), np.floor(low), np.ceil(low), np.ceil(high)])
+    overflow = ((1 - q) * np.maximum(low - sizes, 0) + q * np.maximum(high - sizes, 0)) * price
+    block = sizes * committed
+    best = np.argmin(block + overflow, axis=0)[None]
+    return np.take_along_axis(block, best, 0)[0], np.take_along_axis(overflow, best, 0)[0]
 
 
 def _rented(world: _World, demand: np.ndarray, gpus: np.ndarray) -> np.ndarray:
@@ -411,22 +440,38 @@ def _buy(world: _World, added: np.ndarray, first: np.ndarray, arrives: int) -> n
     """Present value of buying `added` GPUs to run from month `arrives` (ordered and paid the
     lead time earlier, resold at the end for their age); `first`: the first purchase, which
     also pays the set-up, the storage and the team's recruiting."""
+    ordered, paid, resold = _buy_lines(world, added, first, arrives)
+    value = sum(paid.values()) * world.discount[ordered] - resold * world.discount[world.months]
+    return np.where(np.ceil(np.maximum(added, 0) / world.per_node) > 0, value, 0.0)
+
+
+def _buy_lines(
+    world: _World, added: np.ndarray, first: np.ndarray, arrives: int
+) -> tuple[int, dict[str, np.ndarray], np.ndarray]:
+    """(the month the purchase is ordered and paid, what is paid then by cost line, the
+    resale credited at the end) of buying `added` GPUs to run from month `arrives`."""
     p = world.params
     ordered = max(int(round(arrives - p["lead_time_months"])), 0)
     nodes = np.ceil(np.maximum(added, 0) / world.per_node)
     storage = world.answers.dataset_tb * p["storage_capex_per_tb"]
     price = 1.0 if world.hardware is None else float(world.hardware[ordered])
-    servers = nodes * (p["server_price"] + p["network_per_node"]) * price
-    hardware = servers + np.where(first, storage * price, 0)
+    servers = nodes * p["server_price"] * price
+    network = nodes * p["network_per_node"] * price
     hires = staff_needed(p, world.answers, owned_nodes=1, rented_nodes=0)[0]
-    bought = servers * (1 + p["spares_share"]) + np.where(
-        first, p["setup_cost"] + storage * price, 0
-    )
+    bought = {
+        "servers": servers,
+        "network": network,
+        "storage": np.where(first, storage * price, 0),
+        "spares": (servers + network) * p["spares_share"],
+        "setup": np.where(first, p["setup_cost"], 0),
+    }
     # In instalments when no capital is available; recruiting is paid as it happens.
-    paid = bought * world.finance + np.where(first, hires * p["hire_cost"], 0)
+    if world.finance != 1.0:
+        bought = {"financing": sum(bought.values()) * world.finance}
+    paid = {**bought, "hiring": np.where(first, hires * p["hire_cost"], 0)}
+    hardware = servers + network + np.where(first, storage * price, 0)
     resold = hardware * resale_share(p, (world.months - arrives) / 12) * p["residual_value"]
-    value = paid * world.discount[ordered] - resold * world.discount[world.months]
-    return np.where(nodes > 0, value, 0.0)
+    return ordered, paid, resold
 
 
 def _search(world: _World, *, must_own: bool = False) -> tuple[_Path, list[int]]:
@@ -498,6 +543,77 @@ def _path_cost(world: _World, decisions: list[int], path: tuple[int, ...]) -> fl
     months = np.arange(1, world.months + 1)
     running = _running(world, held[months], months)
     return total + float((running * world.discount[months]).sum())
+
+
+def _path_lines(
+    world: _World, decisions: list[int], path: tuple[int, ...]
+) -> dict[str, np.ndarray]:
+    """What holding `path[j]` GPUs from decisions[j] on pays in each month 0..H, by cost
+    line: the same reckoning as _path_cost (its present value is theirs), spread out."""
+    months_all = world.months + 1
+    lines: dict[str, np.ndarray] = {"hiring": np.zeros(months_all)}
+    lines["hiring"][0] = _recruiting(world)
+    held = np.zeros(months_all)
+    owned = 0
+    for start, level in zip(decisions, path, strict=True):
+        if level > owned:
+            ordered, paid, resold = _buy_lines(
+                world, np.array(level - owned), np.array(owned == 0), start
+            )
+            for name, amount in paid.items():
+                lines.setdefault(name, np.zeros(months_all))[ordered] += float(amount)
+            lines.setdefault("residual", np.zeros(months_all))[world.months] -= float(resold)
+            owned = level
+        held[start + 1 :] = owned
+    months = np.arange(1, months_all)
+    for name, amount in _running_lines(world, held[months], months).items():
+        lines.setdefault(name, np.zeros(months_all))[1:] += amount
+    return lines
+
+
+def future_lines(
+    *, answers: CostAnswers, figures: Mapping[str, Figure], future: Future
+) -> dict[str, dict[str, np.ndarray]] | None:
+    """The cost section's options over a future whose demand grows (option_lines), with the
+    plans plan_compute weighs for each outcome: the peak owned from the first month it can,
+    and the search's stages (or, when they own nothing, the cheapest plan that owns). None
+    when nothing owned can arrive within the horizon."""
+    world = _world(figures_values(figures), answers, future)
+    staged, decisions = _search(world)
+    if not decisions:
+        return None
+    owns = any(level > 0 for level in staged.levels)
+    hybrid = staged if owns else _search(world, must_own=True)[0]
+    peak = world.nodes(float(world.peak[1:].max())) * world.per_node
+    return option_lines(
+        world,
+        decisions,
+        own=tuple(peak for _ in decisions),
+        hybrid=(hybrid if math.isfinite(hybrid.cost) else staged).levels,
+    )
+
+
+def option_lines(
+    world: _World, decisions: list[int], *, own: tuple[int, ...], hybrid: tuple[int, ...]
+) -> dict[str, dict[str, np.ndarray]]:
+    """The cost section's five options over this future, each a path of the search's
+    reckoning, by cost line and month: on-prem owns the peak from the first month it can
+    (renting before: its bridge), the cloud rents throughout all on demand, the whole peak
+    reserved, or the cheapest block committed (cloud only), and the hybrid holds `hybrid`.
+    The cloud options rent all the work, as the cost model prices them whatever the data's
+    residency (the rules exclude them where it binds)."""
+    nothing = tuple(0 for _ in decisions)
+    anywhere = replace(world, home_share=0.0, _hires={}, _team={})
+    onprem = _path_lines(world, decisions, own)
+    rented = [onprem.pop(name) for name in ("gpu", "gpu_committed") if name in onprem]
+    onprem["bridge"] = sum(rented, np.zeros(world.months + 1))
+    return {
+        "onprem": onprem,
+        "cloud_on_demand": _path_lines(replace(anywhere, blocks="none"), decisions, nothing),
+        "cloud_reserved": _path_lines(replace(anywhere, blocks="peak"), decisions, nothing),
+        "cloud_committed": _path_lines(anywhere, decisions, nothing),
+        "hybrid": _path_lines(world, decisions, hybrid),
+    }
 
 
 def _stages(decisions: list[int], path: tuple[int, ...], lead: float) -> list[Stage]:
