@@ -127,7 +127,7 @@ def assessments(request: HttpRequest) -> HttpResponse:
             {"_": gettext("these answers cannot be costed: %(error)s") % {"error": error}}
         )
     _assessment, edit_token, view_token = services.assessment_draft_save(
-        draft, odds_usd=evaluation.odds
+        draft, odds_usd=evaluation.odds, costs_usd=evaluation.costs
     )
     document |= {
         "edit_url": request.build_absolute_uri(reverse("decider-result", args=[edit_token])),

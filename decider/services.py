@@ -123,7 +123,8 @@ def assessment_create(*, answers: dict[str, Any], name: str) -> tuple[Assessment
     """A new assessment, scored and saved in one write, and its costs in USD (the cost model
     runs once: the evaluation's costs are the saved result's)."""
     draft, evaluation = assessment_scored_draft(answers=answers, name=name)
-    return (*assessment_draft_save(draft, odds_usd=evaluation.odds), evaluation.costs)
+    saved = assessment_draft_save(draft, odds_usd=evaluation.odds, costs_usd=evaluation.costs)
+    return (*saved, evaluation.costs)
 
 
 def assessment_scored_draft(*, answers: dict[str, Any], name: str) -> tuple[Assessment, Evaluation]:
@@ -138,13 +139,17 @@ def assessment_scored_draft(*, answers: dict[str, Any], name: str) -> tuple[Asse
 
 
 def assessment_draft_save(
-    draft: Assessment, *, odds_usd: dict[str, Any] | None = None
+    draft: Assessment,
+    *,
+    odds_usd: dict[str, Any] | None = None,
+    costs_usd: dict[str, Any] | None = None,
 ) -> tuple[Assessment, str, str]:
-    """The scored draft saved with its links, in one INSERT; `odds_usd`: the odds the scoring
-    drew, kept for the result's first view."""
+    """The scored draft saved with its links, in one INSERT; `odds_usd` and `costs_usd`: the
+    odds the scoring drew and the costs it computed, kept for the result's first view."""
     scored = {field: getattr(draft, field) for field in Assessment.SCORED_FIELDS}
     saved = Assessment.create_with_links(answers=draft.answers, name=draft.name, **scored)
     caching.keep(caching.scored_key(saved[0], "odds", "USD"), odds_usd)
+    caching.keep(caching.scored_key(saved[0], "costs", "USD"), costs_usd)
     return saved
 
 
@@ -157,6 +162,8 @@ def assessment_score(assessment: Assessment, *, refresh: bool = False) -> None:
     _take_result(assessment, ruleset, evaluation, figures, odds_seed=seed)
     assessment.save(update_fields=[*Assessment.SCORED_FIELDS, "updated_at"])
     caching.keep(caching.scored_key(assessment, "odds", "USD"), evaluation.odds)
+    # The cost section the scoring computed is the result's own (assessment_costs).
+    caching.keep(caching.scored_key(assessment, "costs", "USD"), evaluation.costs)
 
 
 def assessment_what_if(assessment: Assessment, answers: dict[str, Any]) -> Assessment:

@@ -560,6 +560,31 @@ def test_decide_says_the_verdict_reads_the_plan_when_demand_grows(rules, tmp_pat
     assert flat["costs"]["verdict_basis"] == "costs"
 
 
+def test_the_cost_section_computed_at_scoring_is_the_first_view_s(rules, client, monkeypatch):
+    """With growth the cost section runs a plan search: the result's first view reads the
+    one the scoring computed (API create and wizard alike), not a new one."""
+    computed = []
+    real = cost_model.costs_compute
+
+    def counted(**kwargs):
+        computed.append(1)
+        return real(**kwargs)
+
+    monkeypatch.setattr(cost_model, "costs_compute", counted)
+    response = client.post(
+        reverse("decider-api-assessments"),
+        _growing(gpu_hour_reserved_3y=3.5, gpu_hour_on_demand=4.0),
+        content_type="application/json",
+    )
+    assert response.status_code == 201
+    scored = len(computed)
+    created = response.json()
+    page = client.get(created["edit_url"])
+    assert page.status_code == 200 and len(computed) == scored
+    read = client.get(created["view_json_url"]).json()
+    assert read["result"]["costs"]["present_value"] == created["result"]["costs"]["present_value"]
+
+
 def test_the_odds_drawn_at_scoring_are_the_ones_the_result_shows(rules, client, monkeypatch):
     """10,000 draws cost 25–35 ms: a lead that may be decisive draws them while scoring, and
     the API's document and the result's first view read those, not new ones."""
