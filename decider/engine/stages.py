@@ -39,6 +39,8 @@ from __future__ import annotations
 
 import functools
 import math
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -474,9 +476,46 @@ def _buy_lines(
     return ordered, paid, resold
 
 
+# The searches done lately, by what defines their world: scoring prices the cost section
+# (future_lines) and the plan over the same future, and each would search it again.
+_SEARCHED: OrderedDict[tuple[Any, ...], tuple[_Path, list[int]]] = OrderedDict()
+_SEARCHED_KEPT = 32
+_SEARCHED_LOCK = threading.Lock()
+
+
 def _search(world: _World, *, must_own: bool = False) -> tuple[_Path, list[int]]:
     """The cheapest path over the decision months, and those months (`must_own`: the
-    cheapest that owns GPUs by the last decision)."""
+    cheapest that owns GPUs by the last decision); remembered for the same world."""
+    key = (_world_key(world), must_own)
+    with _SEARCHED_LOCK:
+        if (found := _SEARCHED.get(key)) is not None:
+            _SEARCHED.move_to_end(key)
+            return found[0], list(found[1])
+    path, decisions = _searched(world, must_own=must_own)
+    with _SEARCHED_LOCK:
+        _SEARCHED[key] = (path, list(decisions))
+        if len(_SEARCHED) > _SEARCHED_KEPT:
+            _SEARCHED.popitem(last=False)
+    return path, decisions
+
+
+def _world_key(world: _World) -> tuple[Any, ...]:
+    """Everything a search's result depends on, hashable: the figures, the answers and the
+    months' arrays (as bytes)."""
+    arrays = (world.base, world.peak, world.price, world.committed, world.discount)
+    hardware = b"" if world.hardware is None else world.hardware.tobytes()
+    return (
+        tuple(sorted(world.params.items())),
+        world.answers,
+        world.home_share,
+        world.finance,
+        world.blocks,
+        hardware,
+        *(a.tobytes() for a in arrays),
+    )
+
+
+def _searched(world: _World, *, must_own: bool = False) -> tuple[_Path, list[int]]:
     decisions = _decisions(world)
     levels = _levels(world)
     if not decisions:  # nothing can arrive within the horizon
