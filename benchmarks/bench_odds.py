@@ -68,6 +68,7 @@ def measure_whole() -> list[tuple[str, float, float]]:
     """One assessment's whole computation, as `decide`, the API create and a new result's
     first view compute it: scoring (the cost model, and the odds when the lead may be
     decisive), the odds and the plan."""
+    from decider.engine import stages
     from decider.engine.evaluation import answers_evaluate, answers_odds, answers_plan, cost_answers
     from decider.engine.figures import figures_select
     from decider.engine.markets import market_of
@@ -81,6 +82,7 @@ def measure_whole() -> list[tuple[str, float, float]]:
         )
 
         def whole(answers=answers, figures=figures) -> None:
+            stages.forget_searches()  # a new assessment: nothing searched yet
             found = answers_evaluate(answers=answers, rulebook=rulebook, figures=figures)
             excluded = found.result.excluded
             if found.odds is None:  # drawn while scoring, and kept for the page
@@ -161,8 +163,12 @@ def section(rows: list[Row], whole: list[tuple[str, float, float]]) -> str:
         "Scoring (the cost model, and the odds when the cheapest leads by 25 % or more), the "
         "odds and the plan, as `decide`, the API create and a new result's first view compute "
         "them (the odds once: drawn while scoring when the lead may be decisive, and kept for "
-        "the page; with growth the plan twice, for the verdict and for the page), against the "
-        f"cost model alone in the same run; median of {RUNS}.",
+        "the page; with growth the cost section over the growth, its search shared with the "
+        "plan the verdict reads, and the plan again for the page), each run a new assessment "
+        "(no search remembered), against the cost model alone in the same run; median of "
+        f"{RUNS}. The machine is noisy: the code at the start of the 2026-12-06 session, run "
+        "just before on the same machine, gave 13.5–19.3× (this one 14.2–22.4×, growth "
+        "included).",
         "",
         "| answers | whole (ms) | cost model (ms) | whole × cost model |",
         "|---|---:|---:|---:|",

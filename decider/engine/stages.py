@@ -499,6 +499,12 @@ def _search(world: _World, *, must_own: bool = False) -> tuple[_Path, list[int]]
     return path, decisions
 
 
+def forget_searches() -> None:
+    """Forget the searches remembered (benchmarks: a new assessment each time)."""
+    with _SEARCHED_LOCK:
+        _SEARCHED.clear()
+
+
 def _world_key(world: _World) -> tuple[Any, ...]:
     """Everything a search's result depends on, hashable: the figures, the answers and the
     months' arrays (as bytes)."""
