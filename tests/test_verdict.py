@@ -403,13 +403,7 @@ def test_the_wait_prices_the_plan_s_future_and_the_next_generation_is_named_agai
 ):
     from decider.services import assessment_score
 
-    evaluation = evaluate(STEADY_INFERENCE)
-    plan = answers_plan(
-        answers=STEADY_INFERENCE,
-        figures=evaluation.figures,
-        excluded=evaluation.result.excluded,
-        outcome=evaluation.result.recommendation,
-    )
+    evaluation, plan = _plan_for(STEADY_INFERENCE)
     present = evaluation.costs["present_value"]
     cheapest_cloud = min(present[option] for option in cost_model.CLOUD_OPTIONS)
     assert plan["present_value"]["cloud_only"] == pytest.approx(cheapest_cloud, rel=1e-6)

@@ -230,6 +230,25 @@ def test_demand_levels_that_do_not_add_up_are_shown_next_to_the_field(
     assert assessment.answers == before
 
 
+def test_a_server_price_fall_out_of_range_is_named_next_to_it_and_not_kept(client, rules):
+    assessment, token, _view = make_assessment(answers=make_answers("startup"))
+    wrong = client.post(
+        step_url(token, "budget"),
+        {"capex_available": "true", "hardware_price_fall_pct": "-5", "next": "1"},
+    )
+    assert wrong.status_code == 200
+    field = wrong.content.decode().split('id="field-hardware_price_fall_pct"')[1]
+    assert 'class="error"' in field.split('class="field')[0]
+    assessment.refresh_from_db()
+    assert "hardware_price_fall_pct" not in assessment.answers
+    client.post(
+        step_url(token, "budget"),
+        {"capex_available": "true", "hardware_price_fall_pct": "12", "next": "1"},
+    )
+    assessment.refresh_from_db()
+    assert assessment.answers["hardware_price_fall_pct"] == 12
+
+
 def test_the_finance_figures_are_asked_with_the_others_and_bad_ones_are_named(client, rules):
     """No capital up front: the rate and term the purchases are financed at are on the
     budget step, prefilled, and a rate above 1 or a fractional term is refused by the field."""

@@ -71,8 +71,20 @@ def cashflow_frame(
     for option, lines in lines_by_option.items():
         blocks.append(lines_monthly(lines, months, path=path))
         columns += [(option, line.name) for line in lines]
+    return _frame(np.vstack(blocks), columns, months)
+
+
+def amounts_frame(amounts_by_option: Mapping[str, Mapping[str, np.ndarray]]) -> pd.DataFrame:
+    """The same table from amounts already spread over months 0..H, by option and line
+    (engine/stages.py's plans over a growing future)."""
+    columns = [(option, line) for option, lines in amounts_by_option.items() for line in lines]
+    rows = np.vstack([amounts_by_option[option][line] for option, line in columns])
+    return _frame(rows, columns, rows.shape[1] - 1)
+
+
+def _frame(rows: np.ndarray, columns: list[tuple[str, str]], months: int) -> pd.DataFrame:
     return pd.DataFrame(
-        np.vstack(blocks).T,
+        rows.T,
         index=pd.RangeIndex(months + 1, name="month"),
         columns=pd.MultiIndex.from_tuples(columns, names=["option", "line"]),
     )

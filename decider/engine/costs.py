@@ -27,6 +27,7 @@ import pandas as pd
 
 from decider.engine.cashflow import (
     Line,
+    amounts_frame,
     by_option,
     cashflow_frame,
     lines_total,
@@ -838,13 +839,7 @@ def costs_over_future(
     def money(value: float | None) -> float | None:
         return None if value is None else round(float(value) * rate, 2)
 
-    months = answers.horizon_months
-    columns = [(option, line) for option in OPTIONS for line in lines_by_option[option]]
-    frame = pd.DataFrame(
-        np.vstack([lines_by_option[o][line] for o, line in columns]).T,
-        index=pd.RangeIndex(months + 1, name="month"),
-        columns=pd.MultiIndex.from_tuples(columns, names=["option", "line"]),
-    )
+    frame = amounts_frame({option: lines_by_option[option] for option in OPTIONS})
     monthly = by_option(frame)
     present = {
         option: money(v) for option, v in present_values(monthly, params["discount_rate"]).items()
