@@ -338,7 +338,10 @@ def _work_schema() -> dict[str, Any]:
         "anyOf": [{"required": ["training"]}, {"required": ["inference"]}],
         "properties": {
             "training": part("training", sizing.TRAINING_INPUTS),
-            "inference": part("inference", sizing.INFERENCE_INPUTS),
+            "inference": {
+                **part("inference", sizing.INFERENCE_INPUTS),
+                "anyOf": [{"required": ["tokens_per_day_m"]}, {"required": list(sizing.APART)}],
+            },
         },
     }
 

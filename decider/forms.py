@@ -461,9 +461,23 @@ WORK_INPUTS: dict[tuple[str, str], tuple[str, str]] = {
         ),
     ),
     ("inference", "params_b"): (gettext_noop("Served model parameters (billions)"), ""),
-    ("inference", "tokens_per_day_m"): (
-        gettext_noop("Tokens served per day (millions, prompts and answers)"),
+    ("inference", "input_tokens_per_day_m"): (
+        gettext_noop("Input tokens read per day (millions: prompts, documents, history)"),
+        gettext_noop("Prompt tokens are read in one parallel pass: far cheaper than answers."),
+    ),
+    ("inference", "output_tokens_per_day_m"): (
+        gettext_noop("Output tokens written per day (millions: the answers)"),
         "",
+    ),
+    ("inference", "tokens_per_day_m"): (
+        gettext_noop("Or: all tokens served per day (millions, prompts and answers)"),
+        gettext_noop("When you do not know them apart: taken as half prompts, half answers."),
+    ),
+    ("inference", "request_tokens"): (
+        gettext_noop("Tokens of a typical request (prompt and answer)"),
+        gettext_noop(
+            "Optional. Left empty: 2,000. Each answer token reads the request's context again."
+        ),
     ),
     ("inference", "peak_to_average"): (
         gettext_noop("Busiest hour over the average hour"),
@@ -475,7 +489,10 @@ WORK_INPUTS: dict[tuple[str, str], tuple[str, str]] = {
     ),
     ("inference", "mfu"): (
         gettext_noop("Share of the GPUs' peak serving achieves (0–1)"),
-        gettext_noop("Optional. Left empty: 0.25 (an estimate)."),
+        gettext_noop(
+            "Optional. Left empty: the published throughput table where it has your GPU "
+            "model, else 0.25 (an estimate). Typed: sized by the FLOPs at this share."
+        ),
     ),
 }
 
@@ -509,12 +526,26 @@ class WorkForm(forms.Form):
             initial="bf16",
         )
 
+        self.fields["inference-precision"] = forms.ChoiceField(
+            label=gettext("Precision the model is served in"),
+            help_text=gettext(
+                "Left as it is: FP8 on GPUs that have it (the published throughput is "
+                "measured so), BF16 on the A100 and the Ascend 910B. BF16 weights take twice "
+                "the memory."
+            ),
+            choices=[("", gettext("As the GPU model suits")), ("fp8", "FP8"), ("bf16", "BF16")],
+            widget=forms.RadioSelect,
+            required=False,
+            initial="",
+        )
+
     def parts(self) -> list[tuple[str, list[forms.BoundField]]]:
         shown = {
             part: [self[f"{part}-{name}"] for p, name in WORK_INPUTS if p == part]
             for part in ("training", "inference")
         }
         shown["training"].append(self["training-precision"])
+        shown["inference"].append(self["inference-precision"])
         return list(shown.items())
 
     def clean(self) -> dict[str, Any]:
@@ -533,6 +564,9 @@ class WorkForm(forms.Form):
                     self.add_error(
                         key, gettext("%(label)s: needed for this part.") % {"label": label}
                     )
+        if "inference" in given and not any(k.startswith("inference-") for k in self.errors):
+            for name, _message in sizing.tokens_problems(given["inference"]).items():
+                self.add_error(f"inference-{name}", self._tokens_message(name))
         active, total = cleaned.get("training-active_params_b"), cleaned.get("training-params_b")
         if active is not None and total is not None and active > total:
             self.add_error(
@@ -542,6 +576,15 @@ class WorkForm(forms.Form):
             )
         return cleaned
 
+    @staticmethod
+    def _tokens_message(name: str) -> str:
+        if name == "tokens_per_day_m":
+            return gettext(
+                "Give the tokens a day: input and output apart, or all of them here. "
+                "If both, this must be their sum."
+            )
+        return gettext("Give input and output tokens both, or only the total below.")
+
     def work(self) -> dict[str, dict[str, Any]]:
         """The parts typed, as engine/sizing.py reads them ({"training": {...}})."""
         data = getattr(self, "cleaned_data", {})
@@ -550,8 +593,9 @@ class WorkForm(forms.Form):
             value = data.get(f"{part}-{name}")
             if value is not None:
                 work.setdefault(part, {})[name] = float(value)
-        if "training" in work and data.get("training-precision"):
-            work["training"]["precision"] = data["training-precision"]
+        for part in ("training", "inference"):
+            if part in work and data.get(f"{part}-precision"):
+                work[part]["precision"] = data[f"{part}-precision"]
         return work
 
 

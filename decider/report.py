@@ -576,6 +576,13 @@ SIZING_LINES = {
     "train_days": gettext_noop("Days a run takes on them"),
     "train_busy_share": gettext_noop("Share of the year training runs"),
     "infer_tokens_per_second": gettext_noop("Tokens a second, on average"),
+    "infer_input_tokens_per_second": gettext_noop("of which input (prompt) tokens"),
+    "infer_output_tokens_per_second": gettext_noop("of which output (answer) tokens"),
+    "infer_prefill_rate": gettext_noop("Input tokens one GPU reads a second (published table)"),
+    "infer_decode_rate": gettext_noop(
+        "Output tokens one GPU writes a second at this request length (published table)"
+    ),
+    "infer_latency_share": gettext_noop("Share of that rate the latency target leaves"),
     "infer_gpus_per_replica": gettext_noop("GPUs one copy of the model needs"),
     "infer_average_gpus": gettext_noop("GPUs at the average hour"),
     "infer_gpus": gettext_noop("GPUs at the busiest hour, in whole copies"),
@@ -586,9 +593,9 @@ SIZING_PROBLEMS = {
         "The model's weights do not fit in one node: it must be split across nodes."
     ),
     "latency": gettext_noop("The latency target needs more memory bandwidth than one node has."),
-    "fp8": gettext_noop("This GPU model has no FP8 tensor cores: the run is sized in BF16."),
+    "fp8": gettext_noop("This GPU model has no FP8 tensor cores: sized in BF16."),
 }
-SHARE_LINES = ("train_busy_share", "train_mfu", "train_goodput")
+SHARE_LINES = ("train_busy_share", "train_mfu", "train_goodput", "infer_latency_share")
 
 
 def sizing_shown(sized: Any) -> dict[str, Any]:
@@ -612,4 +619,6 @@ def sizing_shown(sized: Any) -> dict[str, Any]:
         "average_gpus": round(sized.average_gpus, 1),
         "lines": lines,
         "problems": [_(SIZING_PROBLEMS[p]) for p in sized.problems if p in SIZING_PROBLEMS],
+        "throughput": sized.throughput
+        and {**sized.throughput, "fit_pct": round(sized.throughput["fit_within"] * 100)},
     }

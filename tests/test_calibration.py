@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from decider.engine.sizing import CHIPS, Training, train_size
+from decider.engine.sizing import CHIPS, Inference, Training, infer_size, train_size
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "CALIBRATION.md"
 
@@ -86,6 +86,63 @@ CASES = (
 )
 
 
+@dataclass(frozen=True)
+class ServingCase:
+    """A published serving rate: output tokens a second of `gpus` GPUs at one request shape.
+    Ours: the GPUs Decider sizes for that load, kept up all day (peak = average)."""
+
+    name: str
+    source: str
+    gpu_model: str
+    params_b: float
+    request: tuple[int, int]  # input, output tokens of a request
+    published_rate: float  # output tokens/s of the whole system
+    gpus: int  # the published system's GPUs
+    tolerance: float = 0.30
+
+    @property
+    def published(self) -> float:
+        return self.gpus
+
+    def ours(self) -> float:
+        isl, osl = self.request
+        per_day_m = self.published_rate * 86_400 / 1e6  # output tokens, millions a day
+        work = Inference(
+            params_b=self.params_b,
+            input_tokens_per_day_m=per_day_m * isl / osl,
+            output_tokens_per_day_m=per_day_m,
+            request_tokens=isl + osl,
+            peak_to_average=1,
+        )
+        chip = CHIPS[self.gpu_model]
+        return infer_size(work, chip, per_node=8, gpu_model=self.gpu_model)["average_gpus"]
+
+
+_TRTLLM_1 = (
+    "NVIDIA, TensorRT-LLM performance overview, release 1.0 measurements (PyTorch backend, "
+    "FP8 models from NVIDIA's Model Optimizer collection), 2025, "
+    "https://nvidia.github.io/TensorRT-LLM/performance/perf-overview.html "
+    "(docs/source/performance/perf-overview.md): total output throughput at maximum load. "
+    "Decider's table is the same page's release-0.17 measurements; these came a year of "
+    "software later, and the H100's 405B row was not in the 0.17 table at all"
+)
+SERVING = (
+    ServingCase(
+        "Llama 3.1 8B, 1,000 in / 1,000 out", _TRTLLM_1, "h100", 8, (1000, 1000), 15_220, 1
+    ),
+    ServingCase("Llama 3.3 70B, 500 in / 2,000 out", _TRTLLM_1, "h100", 70, (500, 2000), 5_222, 2),
+    ServingCase("Llama 3.3 70B, 5,000 in / 500 out", _TRTLLM_1, "h100", 70, (5000, 500), 898, 2),
+    ServingCase(
+        "Llama 3.1 405B, 1,000 in / 1,000 out", _TRTLLM_1, "h100", 405, (1000, 1000), 2_919, 8
+    ),
+)
+
+
+@pytest.mark.parametrize("case", SERVING, ids=[case.name for case in SERVING])
+def test_a_published_serving_rate_is_reproduced_within_its_tolerance(case):
+    assert case.ours() == pytest.approx(case.published, rel=case.tolerance)
+
+
 @pytest.mark.parametrize("case", CASES, ids=[case.name for case in CASES])
 def test_a_published_training_run_is_reproduced_within_its_tolerance(case):
     assert case.ours() == pytest.approx(case.published, rel=case.tolerance)
@@ -122,10 +179,17 @@ def calibration_page() -> str:
             f"| {case.name} | {case.gpu_model.upper()} | {case.published:,.0f} | {ours:,.0f} | "
             f"{ours / case.published - 1:+.0%} | ±{case.tolerance:.0%} |"
         )
+    serving = [
+        f"| {case.name} | {case.gpu_model.upper()} | {case.published_rate:,.0f} | "
+        f"{case.gpus} | {case.ours():.2f} | {case.ours() / case.gpus - 1:+.0%} | "
+        f"±{case.tolerance:.0%} |"
+        for case in SERVING
+    ]
     sources = "\n".join(
         f"- **{case.name}**: {case.source}." + (f" {case.note}" if case.note else "")
         for case in CASES
     )
+    sources += f"\n- **Serving rates**: {_TRTLLM_1}."
     return f"""# Calibration: published cases against Decider's figures
 
 Written by `make calibration` from `tests/test_calibration.py`, where each case carries its
@@ -143,6 +207,16 @@ over the GPU's dense BF16 peak × the achieved share of it (0.40 on H100-class G
 Llama 3, 0.476 on A100s after LLaMA, 0.25 for a mixture of experts after NVIDIA's published
 DeepSeek-V3 and Qwen3 MoE rates), 1.3× in FP8 where the GPU has it, and divided by a goodput
 of 0.9 (Llama 3: more than 90 % effective training time).
+
+## Serving: GPUs for a published rate
+
+| case | GPU | output tokens/s published | on GPUs | Decider's GPUs | off by | tolerance |
+|---|---|---:|---:|---:|---:|---:|
+{chr(10).join(serving)}
+
+Decider's arithmetic (`decider/engine/throughput.py`): GPU-seconds per prompt token and per
+answer token (with its context) fitted to the release-0.17 rows of the same model, GPU and
+precision; the 405B row borrows the H200's 405B/70B ratio, as the H100 has no 405B row there.
 
 ## Sources
 

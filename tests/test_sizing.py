@@ -2,6 +2,7 @@
 
 import json
 import math
+from typing import Any
 
 import pytest
 
@@ -58,39 +59,81 @@ def test_memory_sets_the_floor_of_a_small_run():
     assert run["gpus"] == 24  # three nodes, though one would do the arithmetic in time
 
 
+def _served(chip: str = "h100", **work: Any) -> dict[str, Any]:
+    given = {"params_b": 70, "tokens_per_day_m": 100, "peak_to_average": 2, **work}
+    return infer_size(Inference(**given), CHIPS[chip], per_node=8, gpu_model=chip)
+
+
 def test_a_replica_holds_the_weights_in_a_power_of_two_of_gpus():
-    def replica(params_b: float, chip: str) -> int:
-        work = Inference(params_b=params_b, tokens_per_day_m=1, peak_to_average=2)
-        return infer_size(work, CHIPS[chip], per_node=8)["gpus_per_replica"]
+    def replica(params_b: float, chip: str, precision: str = "bf16") -> int:
+        return _served(chip, params_b=params_b, precision=precision)["gpus_per_replica"]
 
     assert replica(8, "h100") == 1  # 16 GB of weights
     assert replica(70, "h100") == 4  # 140 GB over 64 usable GB: 3 GPUs, split over 4
+    assert replica(70, "h100", "fp8") == 2  # 70 GB in FP8
     assert replica(70, "h200") == 2  # 141 GB cards
     assert replica(405, "h100") == 16  # more than a node holds: flagged below
-    work = Inference(params_b=405, tokens_per_day_m=1, peak_to_average=2)
-    assert "memory" in infer_size(work, CHIPS["h100"], per_node=8)["problems"]
+    assert "memory" in _served(params_b=405, precision="bf16")["problems"]
+    # Left unsaid, serving is in FP8 where the GPU has it, in BF16 where it does not.
+    assert _served("h100")["precision"] == "fp8"
+    assert _served("a100")["precision"] == "bf16"
+    assert _served("a100", precision="fp8")["problems"] == ["fp8"]
 
 
-def test_a_latency_target_splits_a_replica_further():
-    loose = Inference(params_b=70, tokens_per_day_m=100, peak_to_average=2, latency_ms=100)
-    tight = Inference(params_b=70, tokens_per_day_m=100, peak_to_average=2, latency_ms=10)
-    h100 = CHIPS["h100"]
-    assert infer_size(loose, h100, per_node=8)["gpus_per_replica"] == 4
-    # 140 GB read per token at 70 % of 3.35 TB/s in 10 ms: 6.0 GPUs' bandwidth, split over 8.
-    assert infer_size(tight, h100, per_node=8)["gpus_per_replica"] == 8
-    impossible = Inference(params_b=70, tokens_per_day_m=100, peak_to_average=2, latency_ms=5)
-    assert "latency" in infer_size(impossible, h100, per_node=8)["problems"]
+def test_a_latency_target_splits_a_replica_further_and_costs_gpus():
+    free = _served(tokens_per_day_m=10_000)
+    loose = _served(tokens_per_day_m=10_000, latency_ms=100)
+    tight = _served(tokens_per_day_m=10_000, latency_ms=10)
+    # 70 GB of FP8 weights read per token at 70 % of 3.35 TB/s in 10 ms: 3.0 GPUs' bandwidth.
+    assert free["gpus_per_replica"] == 2 and tight["gpus_per_replica"] >= 4
+    # A step may take no longer than the target: the batch, and the throughput, shrink.
+    assert free["average_gpus"] < loose["average_gpus"] < tight["average_gpus"]
+    assert 0 < tight["latency_share"] < loose["latency_share"] < 1
+    assert "latency" in _served(precision="bf16", latency_ms=5)["problems"]
+    assert "latency" in _served(latency_ms=2)["problems"]
 
 
-def test_inference_gpus_follow_the_arithmetic():
-    # 8.64 billion tokens a day = 100,000 tokens/s; 2 × 8e9 FLOPs each = 1.6e15 FLOP/s;
-    # an H100 at 25 % of 989.5 TFLOPS does 2.47e14: 6.47 GPUs at the average.
-    work = Inference(params_b=8, tokens_per_day_m=8640, peak_to_average=3)
-    served = infer_size(work, CHIPS["h100"], per_node=8)
+def test_serving_is_sized_from_the_published_table_input_and_output_apart():
+    # 8.64 billion tokens a day = 100,000 tokens/s, half of them prompts.
+    served = _served(params_b=8, tokens_per_day_m=8640, peak_to_average=3)
     assert served["tokens_per_second"] == pytest.approx(100_000)
-    assert served["average_gpus"] == pytest.approx(1.6e15 / (989.5e12 * 0.25))
+    assert served["input_tokens_per_second"] == pytest.approx(50_000)
+    shown = served["throughput"]
+    assert shown["rows"] == ["Llama 3.1 8B, H100, FP8, TP1"] and "TensorRT-LLM" in shown["source"]
+    per_gpu = 50_000 / shown["input_tokens_per_gpu_second"]
+    per_gpu += 50_000 / shown["output_tokens_per_gpu_second"]
+    assert served["average_gpus"] == pytest.approx(per_gpu)
     assert served["gpus"] == math.ceil(served["average_gpus"] * 3)
     assert served["base_gpus"] == math.ceil(served["average_gpus"] / 3)
+    # A prompt token is read in a parallel pass: far cheaper than writing an answer token.
+    prompts = _served(params_b=8, input_tokens_per_day_m=8000, output_tokens_per_day_m=640)
+    answers = _served(params_b=8, input_tokens_per_day_m=640, output_tokens_per_day_m=8000)
+    assert prompts["average_gpus"] < answers["average_gpus"] / 2
+
+
+def test_a_model_between_the_table_sizes_is_interpolated_and_a_larger_one_borrowed():
+    small, middle, large = (_served(params_b=b)["average_gpus"] for b in (8, 13, 70))
+    assert small < middle < large
+    assert _served(params_b=13)["throughput"]["rows"] == [
+        "Llama 3.1 8B, H100, FP8, TP1",
+        "Llama 3.1 70B, H100, FP8, TP2",
+    ]
+    # No 405B row on the H100: the H200's 405B/70B ratio is carried over, and named.
+    (row,) = _served(params_b=405)["throughput"]["rows"]
+    assert row.startswith("Llama 3.1 70B, H100, FP8, TP8 × (Llama 3.1 405B, H200")
+
+
+def test_a_gpu_model_the_table_lacks_or_a_typed_mfu_is_sized_by_the_flops():
+    # 8.64 billion tokens a day = 100,000 tokens/s; 2 × 8e9 FLOPs each = 1.6e15 FLOP/s;
+    # an H100 at 25 % of 989.5 TFLOPS does 2.47e14: 6.47 GPUs at the average.
+    typed = _served(params_b=8, tokens_per_day_m=8640, mfu=0.25)
+    assert typed["throughput"] is None
+    assert typed["average_gpus"] == pytest.approx(1.6e15 / (989.5e12 * 0.25))
+    h20 = _served("h20", params_b=8, tokens_per_day_m=8640)
+    assert h20["throughput"] is None
+    assert h20["average_gpus"] == pytest.approx(1.6e15 / (148e12 * 0.25))
+    # The H800 and A800 are the H100's and A100's chips: the table's rows stand for them.
+    assert _served("h800")["throughput"]["gpu_model"] == "h100"
 
 
 def test_the_demand_answers_keep_the_average_of_the_work():
@@ -218,7 +261,8 @@ def test_the_api_saves_the_demand_the_work_gives_and_shows_the_sizing(client, ru
     data = response.json()
     expected = size(gpu_model="h100", inference=Inference(**SERVICE["inference"]))
     assert data["sizing"]["gpus"] == expected.gpus
-    assert {"key": "infer_gpus_per_replica", "value": 4} in data["sizing"]["lines"]
+    assert {"key": "infer_gpus_per_replica", "value": 2} in data["sizing"]["lines"]  # FP8
+    assert data["sizing"]["throughput"]["rows"] == ["Llama 3.1 70B, H100, FP8, TP2"]
     saved = Assessment.objects.get(pk=Assessment.objects.latest("pk").pk)
     assert saved.answers["gpus"] == expected.gpus
     assert saved.answers["base_gpus"] == expected.base_gpus and "work" not in saved.answers
@@ -326,9 +370,94 @@ def test_the_sizing_page_sizes_a_mixture_of_experts_in_fp8_and_shows_why(client,
     )
     shown = client.post(url, {**typed, "action": "size"}).content.decode()
     # The assessment's GPU model is the A100: no FP8 there, and the page says so.
-    assert "has no FP8 tensor cores: the run is sized in BF16" in shown
+    assert "has no FP8 tensor cores: sized in BF16" in shown
     assert "Share of the BF16 peak a run achieves (MFU)" in shown and "25.0 %" in shown
     assert "goodput" in shown and "90.0 %" in shown
+
+
+def _service_form(**typed):
+    return {f"inference-{k}": v for k, v in typed.items()}
+
+
+@pytest.mark.django_db
+def test_the_sizing_page_sizes_a_service_from_the_table_prompts_and_answers_apart(client, unsized):
+    from django.urls import reverse
+
+    _assessment, edit, _view = unsized
+    url = reverse("decider-size", args=[edit])
+    typed = _service_form(
+        params_b="70",
+        input_tokens_per_day_m="8000",
+        output_tokens_per_day_m="2000",
+        peak_to_average="2",
+    )
+    shown = client.post(url, {**typed, "action": "size"}).content.decode()
+    # The assessment's GPU model is the A100: served in BF16, four to a replica.
+    expected = size(
+        gpu_model="a100",
+        inference=Inference(
+            params_b=70,
+            input_tokens_per_day_m=8000,
+            output_tokens_per_day_m=2000,
+            peak_to_average=2,
+        ),
+    )
+    assert f"{expected.gpus} GPUs at the peak" in shown
+    assert "Llama 3.1 70B, A100, BF16, TP4" in shown and "TensorRT-LLM" in shown
+    assert "Input tokens one GPU reads a second" in shown
+    # FP8 asked of a GPU without it: sized in BF16, and said.
+    fp8 = client.post(url, {**typed, "inference-precision": "fp8", "action": "size"})
+    assert "has no FP8 tensor cores" in fp8.content.decode()
+
+
+@pytest.mark.django_db
+def test_the_sizing_page_asks_for_both_halves_or_the_total(client, unsized):
+    from django.urls import reverse
+
+    _assessment, edit, _view = unsized
+    url = reverse("decider-size", args=[edit])
+    half = _service_form(params_b="8", input_tokens_per_day_m="100", peak_to_average="2")
+    page = client.post(url, {**half, "action": "size"}).content.decode()
+    assert "Give input and output tokens both, or only the total below." in page
+    assert 'value="100"' in page  # what was typed stays
+    none = _service_form(params_b="8", peak_to_average="2")
+    page = client.post(url, {**none, "action": "size"}).content.decode()
+    assert "Give the tokens a day: input and output apart, or all of them here." in page
+    clash = {**half, "inference-output_tokens_per_day_m": "100", "inference-tokens_per_day_m": "5"}
+    page = client.post(url, {**clash, "action": "size"}).content.decode()
+    assert "If both, this must be their sum." in page
+    total = _service_form(params_b="8", tokens_per_day_m="200", peak_to_average="2")
+    assert "GPUs at the peak" in client.post(url, {**total, "action": "size"}).content.decode()
+
+
+@pytest.mark.django_db
+def test_the_api_takes_input_and_output_tokens_apart_and_names_what_is_missing(client, rules):
+    from tests.factories import make_answers
+
+    base = {**_without_demand(make_answers("growth")), "gpu_model": "h100"}
+    service = {"params_b": 8, "peak_to_average": 2}
+    apart = {**service, "input_tokens_per_day_m": 900, "output_tokens_per_day_m": 100}
+    data = _create(client, {**base, "work": {"inference": apart}}).json()
+    lines = {line["key"]: line["value"] for line in data["sizing"]["lines"]}
+    assert lines["infer_input_tokens_per_second"] == pytest.approx(900e6 / 86400)
+    assert lines["infer_tokens_per_second"] == pytest.approx(1000e6 / 86400)
+    assert "infer_average_gpus" in lines and "infer_decode_rate" in lines
+    half = {**service, "input_tokens_per_day_m": 900}
+    bad = _create(client, {**base, "work": {"inference": half}})
+    assert bad.status_code == 400
+    assert bad.json()["errors"] == {
+        "work.inference.output_tokens_per_day_m": (
+            "give output_tokens_per_day_m too, or tokens_per_day_m alone"
+        )
+    }
+    clash = {**apart, "tokens_per_day_m": 5}
+    bad = _create(client, {**base, "work": {"inference": clash}}).json()
+    assert bad["errors"] == {
+        "work.inference.tokens_per_day_m": "must equal input + output (1000), or be left out"
+    }
+    wrong = {**apart, "precision": "int4"}
+    bad = _create(client, {**base, "work": {"inference": wrong}}).json()
+    assert bad["errors"] == {"work.inference.precision": "must be one of bf16, fp8"}
 
 
 @pytest.mark.browser
@@ -354,3 +483,12 @@ def test_in_chromium_the_step_links_to_the_sizing_and_its_numbers_come_back(
     assert page.input_value("#id_gpus") == gpus
     assert "Sized from the work" in page.locator(".messages").inner_text()
     assert page.errors == []
+
+
+def test_every_series_of_the_throughput_table_is_fitted_within_its_rows():
+    from decider.engine import throughput
+
+    for key in throughput.TABLE:
+        fitted = throughput.fit(key)
+        assert fitted.rows >= 7 and fitted.worst < 0.12, key
+        assert fitted.prefill > 0 and fitted.decode > 0

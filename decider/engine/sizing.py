@@ -13,11 +13,16 @@ achieved share of it (MFU: a dense model's, or a mixture of experts' lower one),
 FP8 where the GPU has it, and less the time lost to failures, restarts and checkpoints
 (goodput); and that holds the training state (16 bytes a parameter).
 
-Inference: a token costs 2·N FLOPs. The average load in FLOP/s over the GPUs' achieved rate
-gives the GPUs at the average; the peak-to-average factor gives those at the peak. A replica
-holds the weights (2 bytes a parameter) with room for the KV cache; a latency target per
-output token adds GPUs to each replica (tensor parallel, within one node), as decoding one
-token reads every weight once.
+Inference: the GPU-seconds an input (prompt) token and an output (answer) token cost come
+from a published throughput table (engine/throughput.py) for the model size, GPU model and
+precision, at the shape of the requests; the tokens a second at the average times them give
+the GPUs at the average, and the peak-to-average factor those at the peak. A GPU model the
+table lacks, or a serving MFU typed in, falls back to the FLOPs: 2·N a token at that share of
+the BF16 peak. A replica holds the weights (2 bytes a parameter in BF16, 1 in FP8) with room
+for the KV cache; a latency target per output token adds GPUs to each replica (tensor
+parallel, within one node), as decoding one token reads every weight once, and it bounds the
+batch: a decoding step may take no longer than the target, so the share of the step left after
+reading the weights is the share of the table's decoding rate the service keeps.
 
 Plain Python: no Django, no database. `decider.models` passes the GPU model and its node size.
 """
@@ -27,6 +32,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from typing import Any
+
+from decider.engine import throughput
 
 SECONDS_PER_DAY = 86_400
 DAYS_PER_YEAR = 365
@@ -77,6 +84,22 @@ INFER_BYTES = _c(
     "bytes per parameter",
     "BF16/FP16 weights: 2 bytes per parameter (8-bit quantisation halves it)",
     "2025-06-01",
+)
+INFER_BYTES_FP8 = _c(
+    "infer_bytes_per_param_fp8",
+    1.0,
+    "bytes per parameter",
+    "FP8 weights: 1 byte per parameter, as the published FP8 serving figures run them "
+    "(NVIDIA TensorRT-LLM performance overview, models quantised with ModelOpt)",
+    "2025-02-15",
+)
+INFER_INPUT_SHARE = _c(
+    "infer_input_share",
+    0.5,
+    "share of the tokens served that are input",
+    "Assumed when only the total is given: the middle row of the throughput table "
+    "(1,000 tokens in, 1,000 out); give input and output apart for a truer count",
+    "2025-02-15",
 )
 MEMORY_USABLE = _c(
     "memory_usable_share",
@@ -157,6 +180,8 @@ CONVERSIONS: tuple[Conversion, ...] = (
     INFER_FLOPS,
     TRAIN_BYTES,
     INFER_BYTES,
+    INFER_BYTES_FP8,
+    INFER_INPUT_SHARE,
     MEMORY_USABLE,
     TRAIN_MFU,
     A100_TRAIN_MFU,
@@ -272,16 +297,32 @@ class Training:
         return chip.train_mfu or TRAIN_MFU.value
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Inference:
-    """A service: the model, tokens a day (in and out), the peak over the average, and the
-    time per output token it must keep (None: no target)."""
+    """A service: the model, tokens a day (input and output apart, or their total), the peak
+    over the average, and the time per output token it must keep (None: no target)."""
 
     params_b: float
-    tokens_per_day_m: float  # millions of tokens a day
     peak_to_average: float
+    tokens_per_day_m: float | None = None  # millions a day, input and output together
+    input_tokens_per_day_m: float | None = None  # prompts read
+    output_tokens_per_day_m: float | None = None  # answers written
     latency_ms: float | None = None
-    mfu: float = INFER_MFU.value
+    mfu: float | None = None  # typed in: size by the FLOPs at this share, not the table
+    request_tokens: float = throughput.DEFAULT_REQUEST_TOKENS  # input and output of a request
+    precision: str | None = None  # None: FP8 where the GPU has it, else BF16
+
+    def tokens_apart(self) -> tuple[float, float]:
+        """(input, output) millions of tokens a day: as given, or the total split."""
+        if self.input_tokens_per_day_m is not None and self.output_tokens_per_day_m is not None:
+            return self.input_tokens_per_day_m, self.output_tokens_per_day_m
+        total = self.tokens_per_day_m or 0.0
+        return total * INFER_INPUT_SHARE.value, total * (1 - INFER_INPUT_SHARE.value)
+
+    def serving_precision(self, chip: Chip) -> str:
+        if self.precision is None:
+            return "fp8" if chip.fp8 else "bf16"
+        return self.precision if chip.fp8 else "bf16"
 
 
 @dataclass
@@ -294,6 +335,7 @@ class Sizing:
     average_gpus: float
     lines: list[dict[str, Any]] = field(default_factory=list)  # each step: what and how much
     problems: list[str] = field(default_factory=list)  # targets it cannot reach
+    throughput: dict[str, Any] | None = None  # the published rows serving was sized from
 
     def answers(self) -> dict[str, Any]:
         """The questionnaire's demand answers (the user may change each)."""
@@ -346,24 +388,61 @@ def train_size(work: Training, chip: Chip, *, per_node: int) -> dict[str, Any]:
     }
 
 
-def infer_size(work: Inference, chip: Chip, *, per_node: int) -> dict[str, Any]:
+def infer_size(work: Inference, chip: Chip, *, per_node: int, gpu_model: str) -> dict[str, Any]:
     """The GPUs at the average and at the peak, in whole replicas."""
-    weights_gb = INFER_BYTES.value * work.params_b
+    precision = work.serving_precision(chip)
+    problems = ["fp8"] if work.precision == "fp8" and precision != "fp8" else []
+    per_param = INFER_BYTES_FP8.value if precision == "fp8" else INFER_BYTES.value
+    weights_gb = per_param * work.params_b
     replica = _split(weights_gb / (chip.memory_gb * MEMORY_USABLE.value))
-    problems = []
+    bandwidth = chip.bandwidth_tbs * 1e12 * DECODE_EFFICIENCY.value  # bytes/s per GPU
     if work.latency_ms is not None:
         # Decoding a token reads every weight once; tensor parallelism splits the reading.
-        bandwidth = chip.bandwidth_tbs * 1e12 * DECODE_EFFICIENCY.value  # bytes/s per GPU
         needed = weights_gb * 1e9 / (bandwidth * work.latency_ms / 1000)
         if needed > per_node:
             problems.append("latency")
         replica = max(replica, min(per_node, _split(needed)))
     if replica > per_node:
         problems.append("memory")
-    average_tokens_s = work.tokens_per_day_m * 1e6 / SECONDS_PER_DAY
-    flops_s = INFER_FLOPS.value * work.params_b * 1e9 * average_tokens_s
-    rate = chip.tflops * 1e12 * work.mfu
-    average = flops_s / rate
+    input_m, output_m = work.tokens_apart()
+    input_s = input_m * 1e6 / SECONDS_PER_DAY
+    output_s = output_m * 1e6 / SECONDS_PER_DAY
+    table = None
+    kept = 1.0  # the share of the table's decoding rate a latency target leaves
+    if work.mfu is None:
+        share = input_m / (input_m + output_m) if input_m + output_m else 0.0
+        best = None
+        # Under a latency target a wider split reads the weights faster and keeps a bigger
+        # batch: the split that needs the fewest GPUs for the load wins.
+        splits = [replica]
+        while work.latency_ms is not None and splits[-1] * 2 <= per_node:
+            splits.append(splits[-1] * 2)
+        for split in splits:
+            served = throughput.served(
+                gpu_model=gpu_model,
+                precision=precision,
+                params_b=work.params_b,
+                replica=split,
+                input_share=share,
+                request_tokens=work.request_tokens,
+            )
+            if served is None:
+                break
+            keeps = 1.0
+            if work.latency_ms is not None:
+                step = weights_gb * 1e9 / (split * bandwidth)  # seconds to read the weights
+                keeps = max(0.0, 1 - step / (work.latency_ms / 1000))
+            need = input_s * served.seconds_in + output_s * served.seconds_out / max(keeps, 0.1)
+            if best is None or need < best[0] - 1e-12:
+                best = (need, split, served, keeps)
+        if best is not None:
+            average, replica, table, kept = best
+            if kept < 0.1 and "latency" not in problems:
+                problems.append("latency")
+    flops_s = None
+    if table is None:
+        flops_s = INFER_FLOPS.value * work.params_b * 1e9 * (input_s + output_s)
+        average = flops_s / (chip.tflops * 1e12 * (work.mfu or INFER_MFU.value))
     peak = average * work.peak_to_average
     # Assumed: the quietest hours run as far below the average as the peak runs above it.
     trough = average / work.peak_to_average
@@ -372,13 +451,36 @@ def infer_size(work: Inference, chip: Chip, *, per_node: int) -> dict[str, Any]:
         return max(1, math.ceil(gpus / replica - 1e-9)) * replica
 
     return {
-        "tokens_per_second": average_tokens_s,
+        "tokens_per_second": input_s + output_s,
+        "input_tokens_per_second": input_s,
+        "output_tokens_per_second": output_s,
         "flops_per_second": flops_s,
+        "precision": precision,
+        "prefill_rate": 1 / table.seconds_in if table and table.seconds_in else None,
+        "decode_rate": 1 / table.seconds_out if table else None,
+        "latency_share": kept if table and work.latency_ms is not None else None,
+        "throughput": _throughput_shown(table),
         "gpus_per_replica": replica,
         "average_gpus": average,
         "gpus": replicas(peak),
         "base_gpus": replicas(trough),
         "problems": problems,
+    }
+
+
+def _throughput_shown(table: throughput.Served | None) -> dict[str, Any] | None:
+    """Which rows of the published table the service was sized from."""
+    if table is None:
+        return None
+    return {
+        "rows": list(table.rows),
+        "gpu_model": table.gpu,
+        "precision": table.precision,
+        "input_tokens_per_gpu_second": 1 / table.seconds_in if table.seconds_in else None,
+        "output_tokens_per_gpu_second": 1 / table.seconds_out,
+        "fit_within": round(table.worst, 3),
+        "source": throughput.SOURCE,
+        "as_of": throughput.AS_OF,
     }
 
 
@@ -396,6 +498,11 @@ TRAIN_LINES = {
 }
 INFER_LINES = {
     "infer_tokens_per_second": "tokens_per_second",
+    "infer_input_tokens_per_second": "input_tokens_per_second",
+    "infer_output_tokens_per_second": "output_tokens_per_second",
+    "infer_prefill_rate": "prefill_rate",
+    "infer_decode_rate": "decode_rate",
+    "infer_latency_share": "latency_share",
     "infer_gpus_per_replica": "gpus_per_replica",
     "infer_average_gpus": "average_gpus",
     "infer_gpus": "gpus",
@@ -404,7 +511,11 @@ INFER_LINES = {
 
 
 def _lines(shown: dict[str, str], computed: dict[str, Any]) -> list[dict[str, Any]]:
-    return [{"key": key, "value": computed[name]} for key, name in shown.items()]
+    return [
+        {"key": key, "value": computed[name]}
+        for key, name in shown.items()
+        if computed[name] is not None  # a line of the other method, or of no latency target
+    ]
 
 
 def size(
@@ -426,6 +537,7 @@ def size(
     problems: list[str] = []
     peak = base = 0
     average = 0.0
+    throughput_used = None
     if training is not None:
         t = train_size(training, chip, per_node=per_node)
         lines += _lines(TRAIN_LINES, t)
@@ -433,7 +545,8 @@ def size(
         peak += t["gpus"]
         average += t["gpus"] * t["busy_share"]
     if inference is not None:
-        i = infer_size(inference, chip, per_node=per_node)
+        i = infer_size(inference, chip, per_node=per_node, gpu_model=gpu_model)
+        throughput_used = i["throughput"]
         lines += _lines(INFER_LINES, i)
         peak += i["gpus"]
         base += i["base_gpus"]
@@ -448,6 +561,7 @@ def size(
         average_gpus=average,
         lines=lines,
         problems=problems,
+        throughput=throughput_used,
     )
 
 
@@ -466,13 +580,44 @@ TRAINING_INPUTS = {
 INFERENCE_INPUTS = {
     "params_b": (0.001, 100_000.0),
     "tokens_per_day_m": (0.000001, 1_000_000_000.0),
+    "input_tokens_per_day_m": (0.0, 1_000_000_000.0),
+    "output_tokens_per_day_m": (0.000001, 1_000_000_000.0),
+    "request_tokens": (2.0, 1_000_000.0),
     "peak_to_average": (1.0, 100.0),
     "latency_ms": (0.1, 100_000.0),
     "mfu": (0.01, 1.0),
 }
-OPTIONAL_INPUTS = frozenset({"mfu", "latency_ms", "active_params_b", "goodput"})
+OPTIONAL_INPUTS = frozenset(
+    {
+        "mfu",
+        "latency_ms",
+        "active_params_b",
+        "goodput",
+        "tokens_per_day_m",
+        "input_tokens_per_day_m",
+        "output_tokens_per_day_m",
+        "request_tokens",
+    }
+)
 # Inputs that are words, not numbers: (part, input) → the words allowed (the first: default).
-CHOICE_INPUTS = {("training", "precision"): PRECISIONS}
+CHOICE_INPUTS = {("training", "precision"): PRECISIONS, ("inference", "precision"): PRECISIONS}
+APART = ("input_tokens_per_day_m", "output_tokens_per_day_m")
+
+
+def tokens_problems(values: dict[str, Any]) -> dict[str, str]:
+    """The tokens a day of a service: the total, or input and output apart (both), by input."""
+    given = [name for name in APART if name in values]
+    total = values.get("tokens_per_day_m")
+    if len(given) == 1:
+        missing = next(name for name in APART if name not in values)
+        return {missing: f"give {missing} too, or tokens_per_day_m alone"}
+    if not given and total is None:
+        return {"tokens_per_day_m": "give tokens_per_day_m, or " + " and ".join(APART)}
+    if given and total is not None:
+        apart = values[APART[0]] + values[APART[1]]
+        if abs(total - apart) > 0.01 * apart:
+            return {"tokens_per_day_m": f"must equal input + output ({apart:g}), or be left out"}
+    return {}
 
 
 def workload_parse(raw: Any) -> tuple[Training | None, Inference | None, dict[str, str]]:
@@ -512,6 +657,9 @@ def workload_parse(raw: Any) -> tuple[Training | None, Inference | None, dict[st
                 errors[f"work.{part}.{name}"] = f"must be from {low:g} to {high:g}"
             else:
                 values[name] = float(value)
+        if part == "inference" and not any(k.startswith(f"work.{part}.") for k in errors):
+            for name, message in tokens_problems(values).items():
+                errors[f"work.{part}.{name}"] = message
         active, total = values.get("active_params_b"), values.get("params_b")
         if active is not None and total is not None and active > total:
             errors[f"work.{part}.active_params_b"] = "must not exceed params_b (all parameters)"
@@ -532,6 +680,7 @@ def sizing_document(sized: Sizing, *, gpu_model: str) -> dict[str, Any]:
         "gpu_model": gpu_model,
         "lines": sized.lines,
         "problems": sized.problems,
+        "throughput": sized.throughput,
         "chip": {
             "tflops_bf16_dense": chip.tflops,
             "memory_gb": chip.memory_gb,
