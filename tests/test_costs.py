@@ -698,3 +698,37 @@ def test_financing_at_the_cost_of_capital_costs_nothing_extra():
         cash["present_value"]["onprem"], rel=1e-6
     )
     assert financed["totals"]["onprem"] > cash["totals"]["onprem"]  # the interest, undiscounted
+
+
+# --- a fleet smaller than one server ---------------------------------------------------
+
+
+def _evaluated(gpu_model: str = "h100", *, prices: dict | None = None, **changes):
+    from decider.engine.evaluation import answers_evaluate
+    from tests.factories import make_answers, shipped_figures, shipped_rulebook
+
+    answers = make_answers("startup", gpu_model=gpu_model, **changes)
+    figures = shipped_figures(gpu_model, "global", **(prices or {}))
+    return answers_evaluate(answers=answers, rulebook=shipped_rulebook(), figures=figures)
+
+
+def test_one_gpu_is_priced_as_the_smallest_server_that_holds_it_not_a_full_one():
+    one = _evaluated(gpus=1)
+    assert one.figures["gpus_per_node"].value == 1
+    assert one.figures["server_price"].value == pytest.approx(310_000 / 8)
+    assert one.figures["server_price"].estimated  # and the figures table says so
+    three = _evaluated(gpus=3)  # three GPUs fit a server of four
+    assert three.figures["gpus_per_node"].value == 4
+    assert three.figures["node_kw"].value == pytest.approx(10.2 / 2)
+    # Where only full servers are sold, one GPU pays for eight.
+    whole = _evaluated(gpus=1, prices={"smallest_server_gpus": 8})
+    assert whole.figures["server_price"].value == 310_000
+    owned, full = (e.costs["breakdown"]["onprem"] for e in (one, whole))
+    assert owned["maintenance"] == pytest.approx(full["maintenance"] / 8, rel=0.05)
+    assert one.costs["totals"]["onprem"] < whole.costs["totals"]["onprem"]
+
+
+def test_a_gpu_sold_only_in_full_servers_or_a_growing_demand_keeps_whole_servers():
+    assert _evaluated("b200", gpus=1).figures["gpus_per_node"].value == 8
+    assert _evaluated(gpus=1, growth_pct=100).figures["gpus_per_node"].value == 8
+    assert _evaluated(gpus=8).figures["server_price"].value == 310_000

@@ -157,7 +157,9 @@ def test_every_migration_reverses_over_the_shipped_figures_and_their_history():
         # The units that moved into the code come back into their columns.
         Assumption = apps.get_model("decider", "Assumption")
         units = dict(Assumption.objects.values_list("name", "unit"))
-        assert units["server_price"] == "USD per node" and "" not in units.values()
+        assert units["server_price"] == "USD per node" and "" not in units.values(), [
+            k for k, v in units.items() if not v
+        ]
         _migrate(executor, "0001_initial")
     finally:
         _migrate(executor, latest)

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from decider.engine import costs, markets, odds, questionnaire, scoring, stages, verdict
-from decider.engine.figures import Figure, figures_with_overrides
+from decider.engine.figures import Figure, figures_for_fleet, figures_with_overrides
 from decider.engine.text import Text
 
 # Why a hybrid that reduces to a pure option is not recommended as a hybrid.
@@ -81,6 +81,10 @@ def answers_evaluate(
     derived: dict[str, Any] = questionnaire.derived_answers(answers)
     excluded, _warnings = scoring.exclusions({**answers, **derived}, rulebook.constraints)
     used = figures_with_overrides(figures, answers.get("costs", {}))
+    if not stages.future_of(answers).grows:
+        # A fleet smaller than one server is priced as the smallest server that holds it
+        # (growing demand keeps whole servers: the plan may add them).
+        used = figures_for_fleet(used, answers["gpus"])
     computed = answers_costs(answers=answers, figures=used, excluded=excluded, currency=currency)
     # With growth, the verdict reads the plan over that future (engine/verdict.py).
     basis = None

@@ -275,6 +275,16 @@ FIGURES: dict[str, FigureSpec] = {
             sensitivity=True,
         ),
         _spec(
+            "smallest_server_gpus",
+            "Smallest server sold",
+            "最小可购服务器",
+            "GPUs in the smallest server of this GPU model",
+            "该型号最小服务器的GPU数",
+            min=1,
+            whole=True,
+            max=64,
+        ),
+        _spec(
             "licence_gpu_year",
             "Software licences per owned GPU",
             "每块自有GPU的软件许可费",
@@ -501,6 +511,47 @@ def figures_with_overrides(
     merged = dict(figures)
     for name, value in overrides.items():
         merged[name] = Figure(name, value, OVERRIDE_SOURCE, merged[name].as_of, OVERRIDE_SOURCE_ZH)
+    return merged
+
+
+SMALL_SERVER_SOURCE = (
+    "Estimate: {gpus} GPUs fit a server of {size} (the smallest sold is {smallest}); priced "
+    "pro rata per GPU from the {per_node}-GPU server's {name}"
+)
+SMALL_SERVER_SOURCE_ZH = (
+    "估算：{gpus} 块 GPU 可装入一台 {size} 卡服务器（最小可购为 {smallest} 卡）；"
+    "按每卡比例折算自 {per_node} 卡服务器的数值"
+)
+
+
+def figures_for_fleet(figures: Mapping[str, Figure], gpus: float) -> dict[str, Figure]:
+    """The figures for a fleet of `gpus` at its largest: one smaller than a full server is
+    priced as the server of the next power of two GPUs that is sold (at least the smallest
+    server), pro rata per GPU, rather than as a full server. The server's price, network and
+    power scale with its GPUs; every other figure stays."""
+    merged = dict(figures)
+    per_node = int(figures["gpus_per_node"].value)
+    smallest = (
+        int(figures["smallest_server_gpus"].value)
+        if "smallest_server_gpus" in figures
+        else per_node
+    )
+    if gpus <= 0 or gpus >= per_node or smallest >= per_node:
+        return merged
+    size = max(smallest, 2 ** math.ceil(math.log2(max(gpus, 1)) - 1e-9))
+    if size >= per_node:
+        return merged
+    shown = {"gpus": f"{gpus:g}", "size": size, "smallest": smallest, "per_node": per_node}
+    for name in ("gpus_per_node", "server_price", "network_per_node", "node_kw"):
+        old = figures[name]
+        value = size if name == "gpus_per_node" else old.value * size / per_node
+        merged[name] = Figure(
+            name,
+            value,
+            SMALL_SERVER_SOURCE.format(**shown, name=FIGURES[name].label.en.lower()),
+            old.as_of,
+            SMALL_SERVER_SOURCE_ZH.format(**shown),
+        )
     return merged
 
 
