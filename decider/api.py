@@ -21,7 +21,7 @@ from django.views.decorators.csrf import csrf_exempt
 from django_ratelimit.decorators import ratelimit
 
 from decider import limits, services
-from decider.engine import odds, questionnaire, sizing, stages
+from decider.engine import fleet, odds, questionnaire, sizing, stages
 from decider.engine.costs import CURRENCIES
 from decider.engine.figures import FIGURE_NAMES, FIGURES
 from decider.engine.outcomes import OUTCOMES
@@ -269,6 +269,29 @@ def _answers_document_schema() -> dict[str, Any]:
                         "peak_gpus": {"type": "number", "minimum": 1, "maximum": 100000},
                     },
                 },
+            },
+            "owned": {
+                "type": "array",
+                "description": "GPUs already owned. Those of the assessment's gpu_model are "
+                "not bought again nor bridged; the options that own fewer sell the rest today. "
+                "Entries of another model are kept but not priced.",
+                "maxItems": fleet.MAX_ENTRIES,
+                "items": {
+                    "type": "object",
+                    "required": ["gpu_model", "gpus", "bought"],
+                    "additionalProperties": False,
+                    "properties": {
+                        "gpu_model": {"enum": [key for key, _label in questionnaire.GPU_MODELS]},
+                        "gpus": {"type": "integer", "minimum": 1, "maximum": fleet.MAX_GPUS},
+                        "bought": {"type": "string", "pattern": r"^\d{4}-(0[1-9]|1[0-2])$"},
+                    },
+                },
+            },
+            "owned_as_of": {
+                "type": "string",
+                "pattern": r"^\d{4}-(0[1-9]|1[0-2])$",
+                "description": "The month the owned GPUs' ages count to (default: this month, "
+                "then saved with the answers).",
             },
         },
     }

@@ -14,11 +14,12 @@ from collections.abc import Mapping
 from typing import Any, cast
 
 from django import forms
+from django.utils import timezone
 from django.utils.functional import lazy
 from django.utils.translation import get_language, gettext, gettext_lazy, gettext_noop
 from django.utils.translation import gettext_lazy as _
 
-from decider.engine import markets, odds, questionnaire, sizing
+from decider.engine import fleet, markets, odds, questionnaire, sizing
 from decider.engine.figures import ADJUSTABLE_NAMES, FIGURES, Figure
 from decider.models import NAME_MAX_LENGTH
 from decider.templatetags.decider_tags import month_text
@@ -206,7 +207,8 @@ class StepForm(forms.Form):
     def error_summary(self) -> list[dict[str, str]]:
         """Each field in error, in page order: the link to it and its message naming it."""
         entries = []
-        for name in [*self.step.keys, *(f.name for f in self.cost_fields())]:
+        shown = [*self.cost_fields(), *getattr(self, "fleet_fields", list)()]
+        for name in [*self.step.keys, *(f.name for f in shown)]:
             if name not in self.errors:
                 continue
             field = self[name]
@@ -288,6 +290,72 @@ class FiguresStepForm(StepForm):
             )
 
         self._range_fields(saved.get("uncertainty", {}))
+        self._fleet_fields(saved)
+
+    def _fleet_fields(self, saved: Mapping[str, Any]) -> None:
+        """The GPUs of this model owned already: shown when the saved `owned` is none, or
+        one entry of this model (a longer list, sent through the API, is left as it is)."""
+        owned = saved.get("owned") or []
+        model = saved.get("gpu_model", "h100")
+        if len(owned) > 1 or (owned and owned[0]["gpu_model"] != model):
+            return
+        entry = owned[0] if owned else {}
+        label = gettext("GPUs of this model you own already")
+        allowed = questionnaire.range_text(whole=True, low=0, high=fleet.MAX_GPUS)
+        self.fields["owned_gpus"] = NumberField(
+            label=label,
+            message=number_message(label, allowed),
+            whole=True,
+            min_value=0,
+            max_value=fleet.MAX_GPUS,
+            required=False,
+            initial=entry.get("gpus"),
+            help_text=gettext(
+                "Optional. A cluster that runs already: owning keeps it with no purchase and "
+                "no cloud while hardware arrives; renting sells it today at its resale value."
+            ),
+        )
+        self.fields["owned_bought"] = forms.CharField(
+            label=gettext("Month they were bought"),
+            required=False,
+            max_length=7,
+            initial=entry.get("bought", ""),
+            widget=forms.TextInput(attrs={"type": "month", "placeholder": "2024-06"}),
+            help_text=gettext("As YYYY-MM, e.g. 2024-06: their age sets their resale value."),
+        )
+
+    def fleet_fields(self) -> list[forms.BoundField]:
+        return [self[name] for name in ("owned_gpus", "owned_bought") if name in self.fields]
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean()
+        if "owned_gpus" in self.fields and cleaned.get("owned_gpus"):
+            bought = fleet.month_of(cleaned.get("owned_bought"))
+            today = timezone.now().date()
+            if bought is None or bought[0] < fleet.EARLIEST_YEAR:
+                self.add_error(
+                    "owned_bought",
+                    gettext("Give the month they were bought, as YYYY-MM (e.g. 2024-06)."),
+                )
+            elif bought > (today.year, today.month):
+                self.add_error("owned_bought", gettext("Must not be after this month."))
+        return cleaned
+
+    def fleet_answers(self) -> dict[str, Any]:
+        """`owned` and `owned_as_of` as typed: one entry of this model, or none (cleared)."""
+        if "owned_gpus" not in self.fields:
+            return {}
+        gpus = self.cleaned_data.get("owned_gpus")
+        if not gpus:
+            return {"owned": None, "owned_as_of": None}
+        model = self.saved.get("gpu_model", "h100")
+        owned = [
+            {"gpu_model": model, "gpus": int(gpus), "bought": self.cleaned_data["owned_bought"]}
+        ]
+        # Ages count to the month the fleet was entered: a saved result prices it alike.
+        same = owned == self.saved.get("owned")
+        as_of = self.saved.get("owned_as_of") if same else None
+        return {"owned": owned, "owned_as_of": as_of or fleet.month_text(timezone.now().date())}
 
     def _range_fields(self, given: Mapping[str, Mapping[str, float]]) -> None:
         """Low and high multipliers of each input the odds draw (engine/odds.py)."""
@@ -355,6 +423,7 @@ class FiguresStepForm(StepForm):
         if not self.errors:
             values["costs"] = self.cost_overrides()
             values["uncertainty"] = self.ranges_changed()
+            values |= self.fleet_answers()
         return values
 
 

@@ -276,7 +276,7 @@ def cost_notes(costs: Mapping[str, Any]) -> list[str]:
 
 def cost_note_items(costs: Mapping[str, Any]) -> list[tuple[str, str]]:
     """The cost notes, each with what it is about: "rule_of_thumb", "growth", "estimate",
-    "financing", "delay" and "hires" (the three about owning), "present_value"."""
+    "fleet", "financing", "delay" and "hires" (the three about owning), "present_value"."""
     currency = costs["currency"]
     notes: list[tuple[str, str]] = []
     if against := costs.get("against_rule_of_thumb"):
@@ -329,6 +329,40 @@ def cost_note_items(costs: Mapping[str, Any]) -> list[tuple[str, str]]:
                     "figures": _(", ").join(
                         f"“{FIGURES[name].label.get(language)}”" for name in estimated
                     ),
+                },
+            )
+        )
+    if fleet := costs.get("fleet"):
+        notes.append(
+            (
+                "fleet",
+                _(
+                    "You own %(gpus)s GPUs of this model already (%(age)s years old on average): "
+                    "the options that own keep them, with no purchase and no cloud while they "
+                    "are there; those that rent sell them today, for about %(value)s %(currency)s."
+                )
+                % {
+                    "gpus": f"{fleet['gpus']:,}",
+                    "age": f"{fleet['age_years']:.1f}",
+                    "value": f"{fleet['value_today']:,.0f}",
+                    "currency": currency,
+                },
+            )
+        )
+    if others := costs.get("fleet_not_priced"):
+        names = dict(questionnaire.GPU_MODELS)
+        notes.append(
+            (
+                "fleet",
+                _(
+                    "GPUs you own of another model are not priced (%(owned)s): the comparison "
+                    "is for one GPU model. Enter them as the assessment's GPU model to weigh them."
+                )
+                % {
+                    "owned": _(", ").join(
+                        f"{entry['gpus']:,} × {_(names.get(entry['gpu_model'], entry['gpu_model']))}"
+                        for entry in others
+                    )
                 },
             )
         )

@@ -139,6 +139,7 @@ def make_figures(**values: float) -> dict[str, Figure]:
     """Every cost line off except servers and cloud on-demand GPU-hours."""
     base = dict.fromkeys(FIGURE_NAMES, 0.0)
     base.update(gpus_per_node=8, server_price=300_000, gpu_hour_on_demand=3.0, usd_cny=7.0)
+    base.update(smallest_server_gpus=8)  # whole servers, whatever the fleet
     base.update(perf_train_vs_h100=1.0, perf_infer_vs_h100=1.0)  # an H100
     base.update(values)
     return {

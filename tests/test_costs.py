@@ -76,7 +76,7 @@ DEFAULTS = shipped_figures("h100")
 
 def test_it_lists_every_figure_once():
     money = {name for name, spec in FIGURES.items() if spec.kind == "money"}
-    assert len(FIGURE_NAMES) == len(set(FIGURE_NAMES)) == 38
+    assert len(FIGURE_NAMES) == len(set(FIGURE_NAMES)) == 39
     assert FIGURE_NAMES[0] == "gpus_per_node"
     assert FIGURE_NAMES[-1] == "usd_cny"
     assert {"server_price", "kwh_price", "gpu_hour_on_demand", "egress_price_tb"} <= money
@@ -179,6 +179,8 @@ def test_it_ships_a_generic_default_with_a_source_for_every_figure():
 def test_it_marks_model_specific_guesses_as_estimates():
     rows = shipped_figure_rows()
     sourced = {("b200", "server_price"), ("b200", "node_kw"), ("a100", "node_kw")}
+    # The servers a GPU model is sold in: read off the vendors' product lines.
+    sourced |= {(model, "smallest_server_gpus") for model in ("b200", "h800", "h20", "ascend_910b")}
     for row in rows:
         if row["name"].startswith("perf_"):
             continue  # speeds: their own test
@@ -446,6 +448,8 @@ large_answers = st.builds(
     demand_shape=st.sampled_from(["steady", "moderate", "peaky"]),
     team_fte=st.floats(0, 40),
     cloud_share=st.sampled_from([1.0, 0.8, 0.5, 0.0]),
+    fleet_gpus=st.sampled_from([0, 0, 0, 12, 300, 1000, 5000]),
+    fleet_age_years=st.floats(0, 8),
 )
 moved_figures = st.fixed_dictionaries(
     {

@@ -278,3 +278,37 @@ def test_the_finance_figures_are_asked_with_the_others_and_bad_ones_are_named(cl
     )
     assessment.refresh_from_db()
     assert assessment.answers["costs"] == {"finance_rate": 0.14}
+
+
+def test_the_budget_step_takes_the_gpus_owned_already_and_names_a_bad_month(client, rules):
+    assessment, token, _view = make_assessment(answers=make_answers("startup"))
+    page = client.get(step_url(token, "budget")).content.decode()
+    assert 'name="owned_gpus"' in page and 'type="month"' in page
+    wrong = client.post(
+        step_url(token, "budget"),
+        {"capex_available": "true", "owned_gpus": "16", "owned_bought": "last year", "next": "1"},
+    )
+    assert wrong.status_code == 200
+    field = wrong.content.decode().split('id="field-owned_bought"')[1].split('class="field')[0]
+    assert "Give the month they were bought, as YYYY-MM" in field
+    assert 'value="16"' in wrong.content.decode()  # what was typed stays
+    assessment.refresh_from_db()
+    assert "owned" not in assessment.answers
+    client.post(
+        step_url(token, "budget"),
+        {"capex_available": "true", "owned_gpus": "16", "owned_bought": "2024-06", "next": "1"},
+    )
+    assessment.refresh_from_db()
+    model = assessment.answers["gpu_model"]
+    assert assessment.answers["owned"] == [{"gpu_model": model, "gpus": 16, "bought": "2024-06"}]
+    as_of = assessment.answers["owned_as_of"]
+    # Saved again unchanged, the month the ages count to stays; cleared, both go.
+    client.post(
+        step_url(token, "budget"),
+        {"capex_available": "true", "owned_gpus": "16", "owned_bought": "2024-06", "next": "1"},
+    )
+    assessment.refresh_from_db()
+    assert assessment.answers["owned_as_of"] == as_of
+    client.post(step_url(token, "budget"), {"capex_available": "true", "next": "1"})
+    assessment.refresh_from_db()
+    assert "owned" not in assessment.answers and "owned_as_of" not in assessment.answers

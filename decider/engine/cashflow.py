@@ -65,13 +65,14 @@ def cashflow_frame(
     *,
     path: Mapping[str, np.ndarray] | None = None,
 ) -> pd.DataFrame:
-    """Monthly cash flow (rows: months 0..H) per option and line (MultiIndex columns)."""
-    blocks = []
-    columns = []
+    """Monthly cash flow (rows: months 0..H) per option and line (MultiIndex columns);
+    lines of one name (a cost that changes when the hardware arrives) are one column."""
+    rows: dict[tuple[str, str], np.ndarray] = {}
     for option, lines in lines_by_option.items():
-        blocks.append(lines_monthly(lines, months, path=path))
-        columns += [(option, line.name) for line in lines]
-    return _frame(np.vstack(blocks), columns, months)
+        for line, amounts in zip(lines, lines_monthly(lines, months, path=path), strict=True):
+            key = (option, line.name)
+            rows[key] = rows[key] + amounts if key in rows else amounts
+    return _frame(np.vstack(list(rows.values())), list(rows), months)
 
 
 def amounts_frame(amounts_by_option: Mapping[str, Mapping[str, np.ndarray]]) -> pd.DataFrame:

@@ -82,6 +82,7 @@ LINE_LABELS: dict[str, str] = {
     "maintenance": gettext_noop("Maintenance"),
     "licences": gettext_noop("Software licences"),
     "residual": gettext_noop("Resale credit"),
+    "fleet_sale": gettext_noop("Resale of the GPUs you own now"),
     "gpu_committed": gettext_noop("Cloud GPUs committed"),
     "gpu": gettext_noop("Cloud GPU-hours"),
     "cloud_storage": gettext_noop("Cloud storage"),
@@ -117,6 +118,11 @@ class CostAnswers:
     # Count the team the assessment already has at its loaded cost, in the options that
     # employ it (False: it is paid anyway, and only hires are costed).
     count_team: bool = False
+    # The GPUs of this model already owned (the answers' `owned`), and their age today:
+    # owning them needs no purchase and no bridge; an option that owns fewer sells the rest.
+    fleet_gpus: int = 0
+    fleet_age_years: float = 0.0
+    fleet_others: tuple[tuple[str, int], ...] = ()  # (GPU model, GPUs) owned, not priced
 
     def __post_init__(self) -> None:
         if isinstance(self.gpus, bool) or not isinstance(self.gpus, int) or self.gpus < 1:
@@ -143,6 +149,10 @@ class CostAnswers:
             raise ValueError(f"team_fte must be >= 0, got {self.team_fte!r}")
         if not 0 <= self.cloud_share <= 1:
             raise ValueError(f"cloud_share must be within 0..1, got {self.cloud_share!r}")
+        if not isinstance(self.fleet_gpus, int) or self.fleet_gpus < 0:
+            raise ValueError(f"fleet_gpus must be an integer >= 0, got {self.fleet_gpus!r}")
+        if not (math.isfinite(self.fleet_age_years) and self.fleet_age_years >= 0):
+            raise ValueError(f"fleet_age_years must be >= 0, got {self.fleet_age_years!r}")
 
     @cached_property
     def demand(self) -> Demand:  # read hundreds of times per computation
@@ -255,44 +265,85 @@ def _owned_lines(
     busy_gpus: float,
     starts: float,
 ) -> list[Line]:
-    """Own `gpus` GPUs, on average `busy_gpus` of them busy, in use from month `starts`."""
+    """Own `gpus` GPUs, on average `busy_gpus` of them busy, the ones bought in use from
+    month `starts`; those already owned (the fleet, up to `gpus`) from month 0, with no
+    purchase and no bridge, resold at the end for their age then."""
     p = params
     months = answers.horizon_months
     nodes = _nodes(p, gpus)
-    servers = nodes * p["server_price"]
-    network = nodes * p["network_per_node"]
-    storage = answers.dataset_tb * p["storage_capex_per_tb"]
-    hardware = servers + network + storage
-    load = p["idle_share"] + (1 - p["idle_share"]) * (busy_gpus / gpus)
-    colo = 0.0 if answers.has_datacenter else nodes * p["node_kw"] * p["colo_kw_month"]
-    # Until the hardware arrives, the work whose data may leave runs on cloud GPUs;
-    # the rest waits.
-    bridged = busy_gpus * answers.cloud_share
+    kept = min(gpus, answers.fleet_gpus)
+    kept_nodes = _nodes(p, kept)
+    bought_nodes = max(nodes - kept_nodes, 0)
+    per_node = p["server_price"] + p["network_per_node"]
+    servers = bought_nodes * p["server_price"]
+    network = bought_nodes * p["network_per_node"]
+    # A cluster that runs already has its storage and its set-up.
+    storage = 0.0 if kept else answers.dataset_tb * p["storage_capex_per_tb"]
+    bought = servers + network + storage
+    held = kept_nodes * per_node  # the fleet, at today's price of the same servers
+    served_kept = answers.demand.split(kept)[0] if kept else 0.0
+
+    def load(busy: float, owned: int) -> float:
+        return p["idle_share"] + (1 - p["idle_share"]) * (busy / owned) if owned else 0.0
+
+    def running(count: int, busy: float, owned: int) -> tuple[float, float]:
+        """Power and colocation of `count` nodes a month, `busy` of `owned` GPUs busy."""
+        power = count * p["node_kw"] * load(busy, owned) * p["pue"] * HOURS_PER_MONTH
+        colo = 0.0 if answers.has_datacenter else count * p["node_kw"] * p["colo_kw_month"]
+        return power * p["kwh_price"], colo
+
+    # Until the hardware bought arrives, the work whose data may leave and the fleet cannot
+    # hold runs on cloud GPUs; the rest waits.
+    bridged = max(busy_gpus - served_kept, 0.0) * answers.cloud_share if bought_nodes else 0.0
+    if not bought_nodes:
+        starts = 0.0
     purchases = [
         once("servers", servers),
         once("network", network),
         once("storage", storage),
         once("spares", servers * p["spares_share"]),
-        once("setup", p["setup_cost"]),
+        once("setup", 0.0 if kept else p["setup_cost"]),
     ]
+    before_power, before_colo = running(kept_nodes, served_kept, kept)
+    after_power, after_colo = running(nodes, busy_gpus, gpus)
     return [
         *(purchases if answers.capex_available else _financed(p, answers, purchases)),
         per_month("bridge", bridged * HOURS_PER_MONTH * _on_demand_rate(p), 0, starts),
-        per_month(
-            "power",
-            nodes * p["node_kw"] * load * p["pue"] * HOURS_PER_MONTH * p["kwh_price"],
-            starts,
-            months,
-        ),
-        per_month("colocation", colo, starts, months),
-        per_month("maintenance", p["maintenance_rate"] * hardware / 12, starts, months),
+        per_month("power", before_power, 0, starts),
+        per_month("power", after_power, starts, months),
+        per_month("colocation", before_colo, 0, starts),
+        per_month("colocation", after_colo, starts, months),
+        per_month("maintenance", p["maintenance_rate"] * held / 12, 0, starts),
+        per_month("maintenance", p["maintenance_rate"] * (held + bought) / 12, starts, months),
+        per_month("licences", kept * p["licence_gpu_year"] / 12, 0, starts),
         per_month("licences", gpus * p["licence_gpu_year"] / 12, starts, months),
         once(
             "residual",
-            -hardware * _resale_share(p, months / 12) * p["residual_value"],
+            -bought * _resale_share(p, months / 12) * p["residual_value"]
+            - held * _resale_share(p, answers.fleet_age_years + months / 12) * p["residual_value"],
             months,
         ),
     ]
+
+
+def fleet_value(params: Mapping[str, float], answers: CostAnswers, gpus: int) -> float:
+    """What `gpus` of the fleet fetch if sold today (USD, the price set's currency): their
+    servers at today's price, aged on the resale curve, less the costs of selling."""
+    nodes = _nodes(params, gpus)
+    per_node = params["server_price"] + params["network_per_node"]
+    share = _resale_share(params, answers.fleet_age_years)
+    return nodes * per_node * share * params["residual_value"]
+
+
+def _fleet_sale(params: Mapping[str, float], answers: CostAnswers, owned: int) -> list[Line]:
+    """Sell today the fleet's GPUs a plan does not own (whole servers)."""
+    fleet_nodes = _nodes(params, answers.fleet_gpus)
+    sold_nodes = fleet_nodes - _nodes(params, min(owned, answers.fleet_gpus))
+    if sold_nodes <= 0:
+        return []
+    per_node = params["server_price"] + params["network_per_node"]
+    share = _resale_share(params, answers.fleet_age_years) * params["residual_value"]
+    return [once("fleet_sale", -sold_nodes * per_node * share, 0)]
 
 
 def _financed(
@@ -390,7 +441,7 @@ def _plan_lines(
         owned_nodes=_nodes(params, plan.owned),
         rented_nodes=_nodes(params, answers.gpus - plan.owned) if rents else 0,
     )
-    lines: list[Line] = []
+    lines: list[Line] = _fleet_sale(params, answers, plan.owned)
     if plan.owned > 0:
         lines += _owned_lines(params, answers, gpus=plan.owned, busy_gpus=served, starts=starts)
     # With nothing owned, data and platform live in the cloud even if idle.
@@ -475,6 +526,8 @@ def _hybrid_turns(params: Mapping[str, float], answers: CostAnswers) -> list[flo
         nodes.append(all_nodes - max(team - least, 0.0) / per_rented)
     if per_owned != per_rented:
         nodes.append((team - all_nodes * per_rented) / (per_owned - per_rented))
+    if answers.fleet_gpus:
+        turns.append(answers.fleet_gpus)  # below it the fleet is sold, above it bought
     return turns + [n * step for n in nodes]
 
 
@@ -545,7 +598,24 @@ def _gap(params: Mapping[str, float], answers: CostAnswers) -> float:
     return onprem - lines_total(_plan_lines(params, answers, _Plan(0, 0)))
 
 
+def _linear_in_utilization(answers: CostAnswers) -> bool:
+    """Whether every total is linear in the utilization: so unless GPUs already owned
+    hold part of the peak (what they cannot hold is bridged, a kink where the mean
+    passes them)."""
+    return not 0 < answers.fleet_gpus < answers.gpus
+
+
 def _break_even_utilization(params: Mapping[str, float], answers: CostAnswers) -> float | None:
+    if not _linear_in_utilization(answers):
+        # Piecewise linear: the first change of sign on a fine grid, read between.
+        grid = np.linspace(0.0, 1.0, 201)
+        gaps = [_gap(params, answers.at_utilization(float(u))) for u in grid]
+        for i in range(len(grid)):
+            if gaps[i] == 0:
+                return float(grid[i])
+            if i + 1 < len(grid) and gaps[i] * gaps[i + 1] < 0:
+                return float(grid[i] + (grid[i + 1] - grid[i]) * gaps[i] / (gaps[i] - gaps[i + 1]))
+        return None
     # Both totals are linear in utilization, so two points give the line.
     at_zero = _gap(params, answers.at_utilization(0.0))
     at_one = _gap(params, answers.at_utilization(1.0))
@@ -589,12 +659,17 @@ def _per_hour(params: Mapping[str, float], answers: CostAnswers) -> dict[str, li
             lines_total(_option_lines(params, at, key, _fixed_plans(at)[key]))
             for at in (idle, busy)
         )
+    linear = _linear_in_utilization(answers)
     for pct in UTILIZATION_GRID_PCT:
         utilization = pct / 100
         useful_hours = answers.gpus * HOURS_PER_MONTH * utilization * answers.horizon_months
+        at = answers.at_utilization(utilization)
         for key, values in curves.items():
-            at_idle, at_busy = ends[key]
-            total = at_idle + (at_busy - at_idle) * utilization
+            if linear:
+                at_idle, at_busy = ends[key]
+                total = at_idle + (at_busy - at_idle) * utilization
+            else:
+                total = lines_total(_option_lines(params, at, key, _fixed_plans(at)[key]))
             values.append(total / useful_hours if useful_hours else None)
     return curves
 
@@ -798,6 +873,18 @@ def costs_compute(
             },
         },
     }
+    costs["fleet"] = (
+        {
+            "gpus": answers.fleet_gpus,
+            "age_years": round(answers.fleet_age_years, 2),
+            "value_today": money(fleet_value(params, answers, answers.fleet_gpus)),
+        }
+        if answers.fleet_gpus
+        else None
+    )
+    costs["fleet_not_priced"] = [
+        {"gpu_model": model, "gpus": gpus} for model, gpus in answers.fleet_others
+    ]
     costs["cheapest_cloud_mode"] = min(CLOUD_OPTIONS, key=costs["totals"].__getitem__)
     costs["verdict"] = cost_verdict(costs)
     # The cloud prices that price the cheapest cloud and are estimates, not published.

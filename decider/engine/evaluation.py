@@ -18,6 +18,7 @@ from typing import Any
 
 from decider.engine import costs, markets, odds, questionnaire, scoring, stages, verdict
 from decider.engine.figures import Figure, figures_for_fleet, figures_with_overrides
+from decider.engine.fleet import fleet_of
 from decider.engine.text import Text
 
 # Why a hybrid that reduces to a pure option is not recommended as a hybrid.
@@ -50,6 +51,7 @@ def cost_answers(
     effective = {**answers, **questionnaire.derived_answers(answers)}
     levels = questionnaire.has_levels(answers)
     demand = questionnaire.demand_of(effective)
+    fleet = fleet_of(answers)
     return costs.CostAnswers(
         gpus=answers["gpus"],
         utilization=demand.utilization,
@@ -66,6 +68,9 @@ def cost_answers(
         workload=answers.get("workload", "training"),
         capex_available=bool(answers.get("capex_available", True)),
         cloud_fall_pct=float(answers.get("cloud_price_fall_pct") or 0.0),
+        fleet_gpus=fleet.gpus,
+        fleet_age_years=fleet.age_years,
+        fleet_others=tuple((entry["gpu_model"], entry["gpus"]) for entry in fleet.others),
     )
 
 

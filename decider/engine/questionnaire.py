@@ -591,7 +591,7 @@ ANSWER_KEYS: tuple[str, ...] = tuple(key for step in STEPS for key in step.keys)
 FIGURES_STEP = STEPS[-1].slug
 # Optional: cost figures set for the assessment, the ranges its odds are drawn from, and the
 # base and peak per year its staged plan is made for.
-OPTIONAL_KEYS = frozenset({"costs", "uncertainty", "growth_years"})
+OPTIONAL_KEYS = frozenset({"costs", "uncertainty", "growth_years", "owned", "owned_as_of"})
 
 # Answers the app derives rather than asks (`evaluation.answers_evaluate`);
 # rules read them like the questions.
@@ -834,6 +834,19 @@ def answers_validate(raw: Any) -> tuple[dict[str, Any], dict[str, str]]:
             errors[wrong[0]] = wrong[1]
         else:
             answers["growth_years"] = [{"base_gpus": b, "peak_gpus": p} for b, p in years]
+    if "owned" in raw:
+        from decider.engine.fleet import owned_given
+
+        entries, as_of, wrong = owned_given(
+            raw["owned"], as_of=raw.get("owned_as_of"), gpu_models=dict(GPU_MODELS)
+        )
+        if wrong:
+            errors[wrong[0]] = wrong[1]
+        elif entries:
+            answers["owned"] = entries
+            answers["owned_as_of"] = as_of
+    elif "owned_as_of" in raw:
+        errors["owned_as_of"] = gettext("give it with “owned”, or leave it out")
     return answers, errors
 
 
@@ -843,6 +856,8 @@ def step_answers(step: Step, answers: Mapping[str, Any]) -> dict[str, Any]:
     if step.slug == FIGURES_STEP:
         values["costs"] = answers.get("costs", {})
         values["uncertainty"] = answers.get("uncertainty", {})
+        values["owned"] = answers.get("owned")
+        values["owned_as_of"] = answers.get("owned_as_of")
     return values
 
 

@@ -429,7 +429,8 @@ def _levels(world: _World) -> list[int]:
     if len(nodes) > MAX_LEVELS:
         keep = np.unique(np.linspace(0, len(nodes) - 1, MAX_LEVELS).round().astype(int))
         nodes = sorted({nodes[i] for i in keep} | {nodes[-1]})
-    return [n * world.per_node for n in nodes]
+    # The GPUs already owned: the plans start from them (and add to them, never below).
+    return sorted({n * world.per_node for n in nodes} | {world.answers.fleet_gpus})
 
 
 def _segments(world: _World, decisions: list[int]) -> list[np.ndarray]:
@@ -551,20 +552,58 @@ def _searched(world: _World, *, must_own: bool = False) -> tuple[_Path, list[int
         options = np.where(allowed, options, math.inf)
         choice[j] = np.argmin(options, axis=1)
         best = options[np.arange(n), choice[j]]
-    path, k = [], 0
+    start = levels.index(world.answers.fleet_gpus)  # what is owned today
+    path, k = [], start
     for j in range(len(decisions)):
         k = choice[j][k]
         path.append(levels[k])
-    return _Path(float(best[0]) + _before(world, decisions), tuple(path)), decisions
+    return _Path(float(best[start]) + _before(world, decisions), tuple(path)), decisions
 
 
 def _before(world: _World, decisions: list[int]) -> float:
-    """Months 1 .. the first decision: nothing owned yet (all rented, home work waits)."""
+    """Months 1 .. the first decision: only the GPUs already owned (the rest rented, home
+    work beyond them waits); and what keeping them all gives back at the end."""
+    fleet = world.answers.fleet_gpus
+    kept = _fleet_pv(world, fleet)
     months = np.arange(1, (decisions[0] if decisions else world.months) + 1)
     if not len(months):
-        return _recruiting(world)
-    running = _running(world, np.zeros(len(months)), months) * world.discount[months]
-    return _recruiting(world) + float(running.sum())
+        return _recruiting(world) + kept
+    running = _running(world, np.full(len(months), fleet), months) * world.discount[months]
+    return _recruiting(world) + kept + float(running.sum())
+
+
+def _fleet_lines(world: _World, kept: int) -> dict[str, np.ndarray]:
+    """The GPUs already owned, by cost line and month: those a plan does not keep sold
+    today, those it keeps resold at the end for their age then (the cost model's reckoning,
+    at today's server price × the hardware price of month 0)."""
+    answers, p = world.answers, world.params
+    lines: dict[str, np.ndarray] = {}
+    if not answers.fleet_gpus:
+        return lines
+    kept = min(kept, answers.fleet_gpus)
+    price = 1.0 if world.hardware is None else float(world.hardware[0])
+    per_node = (p["server_price"] + p["network_per_node"]) * price * p["residual_value"]
+    sold = world.nodes(answers.fleet_gpus) - world.nodes(kept)
+    if sold > 0:
+        lines["fleet_sale"] = np.zeros(world.months + 1)
+        lines["fleet_sale"][0] = -sold * per_node * resale_share(p, answers.fleet_age_years)
+    if kept > 0:
+        age = answers.fleet_age_years + world.months / 12
+        lines["residual"] = np.zeros(world.months + 1)
+        lines["residual"][world.months] = -world.nodes(kept) * per_node * resale_share(p, age)
+    return lines
+
+
+def _fleet_pv(world: _World, kept: int) -> float:
+    return float(
+        sum((amount * world.discount).sum() for amount in _fleet_lines(world, kept).values())
+    )
+
+
+def _kept(world: _World, path: tuple[int, ...]) -> int:
+    """The GPUs already owned that a path keeps: all, unless it starts below them."""
+    fleet = world.answers.fleet_gpus
+    return min(fleet, path[0]) if path else fleet
 
 
 def _recruiting(world: _World) -> float:
@@ -577,9 +616,11 @@ def _recruiting(world: _World) -> float:
 
 
 def _path_cost(world: _World, decisions: list[int], path: tuple[int, ...]) -> float:
-    """The present value of holding `path[j]` GPUs from decisions[j] on."""
-    held = np.zeros(world.months + 1)
-    total, owned = _recruiting(world), 0
+    """The present value of holding `path[j]` GPUs from decisions[j] on (and before the
+    first, the GPUs already owned that it keeps)."""
+    owned = _kept(world, path)
+    held = np.full(world.months + 1, float(owned))
+    total = _recruiting(world) + _fleet_pv(world, owned)
     for start, level in zip(decisions, path, strict=True):
         if level > owned:
             total += float(_buy(world, np.array(level - owned), np.array(owned == 0), start))
@@ -596,10 +637,10 @@ def _path_lines(
     """What holding `path[j]` GPUs from decisions[j] on pays in each month 0..H, by cost
     line: the same reckoning as _path_cost (its present value is theirs), spread out."""
     months_all = world.months + 1
-    lines: dict[str, np.ndarray] = {"hiring": np.zeros(months_all)}
+    owned = _kept(world, path)
+    lines: dict[str, np.ndarray] = {"hiring": np.zeros(months_all), **_fleet_lines(world, owned)}
     lines["hiring"][0] = _recruiting(world)
-    held = np.zeros(months_all)
-    owned = 0
+    held = np.full(months_all, float(owned))
     for start, level in zip(decisions, path, strict=True):
         if level > owned:
             ordered, paid, resold = _buy_lines(
@@ -661,8 +702,9 @@ def option_lines(
     }
 
 
-def _stages(decisions: list[int], path: tuple[int, ...], lead: float) -> list[Stage]:
-    stages, held = [], 0
+def _stages(decisions: list[int], path: tuple[int, ...], lead: float, held: int = 0) -> list[Stage]:
+    """The purchases a path makes: `held` GPUs owned before it."""
+    stages: list[Stage] = []
     for month, level in zip(decisions, path, strict=True):
         if level > held:
             ordered = max(int(round(month - lead)), 0)
@@ -697,7 +739,7 @@ def plan_compute(
     rate = currency_rate(params["usd_cny"], prices_in=answers.prices_in, shown_in=currency)
     staged, decisions = _search(world)
     lead = params["lead_time_months"]
-    stages = _stages(decisions, staged.levels, lead)
+    stages = _stages(decisions, staged.levels, lead, _kept(world, staged.levels))
     final_base = world.nodes(float(base[1:].max())) * world.per_node
     floor = world.nodes(world.home_share * float(peak[1:].max())) * world.per_node
     committed = max(final_base, floor)
