@@ -493,6 +493,17 @@ def plan_sentence(plan: dict) -> str:
             )
             % values
         )
+    kept = plan.get("owned_already") or 0
+    if not stages and kept and plan.get("chosen_plan") == "staged":
+        sentence = _(
+            "Keep the %(gpus)s GPUs you own; buying more does not pay for itself within the "
+            "horizon: the rest runs in the cloud."
+        ) % {"gpus": kept}
+        if pv["cloud_only"] is not None:
+            sentence += " " + _(
+                "It costs %(amount)s less than selling them and renting throughout (present value)."
+            ) % {"amount": _money(pv["cloud_only"] - pv["staged"], currency)}
+        return sentence
     if not stages:
         return _(
             "Owning never pays for itself within the horizon at this demand and these prices: "

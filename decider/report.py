@@ -226,7 +226,7 @@ def _scored_context(assessment: Assessment, *, currency: str) -> dict[str, Any]:
 
 def _first_owned(plan: Mapping[str, Any]) -> int:
     """The GPUs the plan recommended owns at its first stage (0: it rents)."""
-    owning = [stage for stage in plan.get("chosen", []) if stage["action"] == "own"]
+    owning = [stage for stage in plan.get("chosen", []) if stage["action"] in ("own", "keep")]
     return int(owning[0]["gpus"]) if owning else 0
 
 

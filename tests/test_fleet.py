@@ -152,3 +152,19 @@ def test_the_result_page_says_what_the_fleet_is_worth_and_what_it_leaves_out(cli
     assert "You own 64 GPUs of this model already (1.5 years old on average)" in page
     assert "GPUs you own of another model are not priced (32 × " in page
     assert "Resale of the GPUs you own now" in page
+
+
+def test_a_plan_that_only_keeps_the_fleet_says_so_and_does_not_call_itself_cloud_only():
+    from decider.charts import plan_sentence
+
+    answers, found = _evaluate(_owned(32, "2024-06"))
+    plan = evaluation.answers_plan(answers=answers, figures=found.figures, excluded=[])
+    assert plan["owned_already"] == 32
+    assert plan["timeline"]["owned_gpus"][0] == 32
+    # Buying more does not pay at this demand: the plan keeps the fleet, and says so.
+    assert plan["stages"] == [] and plan["chosen_plan"] == "staged"
+    assert plan["chosen"][0]["action"] == "keep" and plan["chosen"][0]["gpus"] == 32
+    assert plan_sentence(plan).startswith("Keep the 32 GPUs you own")
+    # Owning the whole peak already: nothing waits for hardware.
+    _answers, whole = _evaluate(_owned(64), residency="partial")
+    assert whole.costs["onprem_delay_months"] == 0 and whole.costs["onprem_start_month"] == 0

@@ -1041,9 +1041,13 @@ def _demand_facts(
         "hybrid_reduces_to": _hybrid_mix(answers, hybrid),
         "cloud_committed_gpus": _best_commitment(params, answers, 0),
         "onprem_hires_fte": round(owned_hires, 2),
-        "onprem_start_month": round(starts, 2),
-        # Work whose data may not leave has no cloud bridge: it waits for the hardware.
-        "onprem_delay_months": round(starts, 2) if answers.cloud_share < 1 else 0.0,
+        # GPUs owned already that hold the whole peak run now: nothing to wait for.
+        "onprem_start_month": 0.0 if answers.fleet_gpus >= answers.gpus else round(starts, 2),
+        # Work whose data may not leave has no cloud bridge: it waits for the hardware,
+        # unless the GPUs owned already hold it.
+        "onprem_delay_months": round(starts, 2)
+        if answers.cloud_share < 1 and answers.fleet_gpus < _hybrid_floor(params, answers)
+        else 0.0,
     }
 
 

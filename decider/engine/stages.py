@@ -739,7 +739,8 @@ def plan_compute(
     rate = currency_rate(params["usd_cny"], prices_in=answers.prices_in, shown_in=currency)
     staged, decisions = _search(world)
     lead = params["lead_time_months"]
-    stages = _stages(decisions, staged.levels, lead, _kept(world, staged.levels))
+    kept = _kept(world, staged.levels)  # the GPUs owned already that the plan keeps
+    stages = _stages(decisions, staged.levels, lead, kept)
     final_base = world.nodes(float(base[1:].max())) * world.per_node
     floor = world.nodes(world.home_share * float(peak[1:].max())) * world.per_node
     committed = max(final_base, floor)
@@ -752,7 +753,7 @@ def plan_compute(
     def money(value: float | None) -> float | None:
         return None if value is None else round(value * rate, 2)
 
-    owned = np.zeros(months + 1)
+    owned = np.full(months + 1, float(kept))
     for stage in stages:
         owned[stage.month + 1 :] = stage.owned_gpus
     # Buy now or wait, and this generation or the next: for the first stage's GPUs (a node
@@ -810,7 +811,7 @@ def plan_compute(
         present["own_peak"] = peak_cost
     if "owning" in paths:
         present["owning"] = owning.cost
-    chosen, marginal = _chosen(stages, present, found_odds, outcome)
+    chosen, marginal = _chosen(stages, present, found_odds, outcome, kept=kept)
     return {
         "currency": currency,
         # The plan recommended: the headline's, or with none the search's unless marginal.
@@ -824,6 +825,7 @@ def plan_compute(
             gpu_model,
             marginal=marginal,
             committed=(peak_level if chosen == "own_peak" else committed) if decisions else 0,
+            kept=kept,
         ),
         "marginal": marginal,
         "alternatives": _alternatives(chosen, present, found_odds, rate, same_as_cloud=not stages),
@@ -858,6 +860,8 @@ def plan_compute(
             **({"own_peak": money(peak_cost)} if peak_cost is not None else {}),
         },
         "commit_now_gpus": committed if decisions else 0,
+        # The GPUs already owned that the plan keeps from month 0 (the answers' `owned`).
+        "owned_already": kept,
         "first_possible_month": decisions[0] if decisions else None,
         "timeline": {
             "months": list(range(months + 1)),
@@ -904,6 +908,8 @@ def _chosen(
     present: Mapping[str, float | None],
     found: Mapping[str, Any] | None,
     outcome: str | None,
+    *,
+    kept: int = 0,
 ) -> tuple[str, bool]:
     """(the plan recommended, whether the search's plan is marginal). The plan follows the
     headline (`outcome`): a cloud one rents, an on-prem or hybrid one owns (the search's plan,
@@ -913,7 +919,8 @@ def _chosen(
     (the data allowing it)."""
     cloud, staged = present["cloud_only"], present["staged"]
     marginal = False
-    if stages and cloud is not None and staged is not None:
+    owns = bool(stages) or kept > 0  # keeping the GPUs owned already is owning too
+    if owns and cloud is not None and staged is not None:
         edge = (cloud - staged) / cloud * 100 if cloud > 0 else 0.0
         wins = (found or {}).get("staged_cheaper_pct", {}).get("cloud_only")
         marginal = edge < MARGINAL_EDGE_PCT or (wins is not None and wins < MARGINAL_DRAWS_PCT)
@@ -924,10 +931,10 @@ def _chosen(
     if outcome == "onprem" and present.get("own_peak") is not None:
         return "own_peak", marginal
     if outcome in ("onprem", "hybrid"):
-        if stages or present["commit_now"] is None:
+        if owns or present["commit_now"] is None:
             return "staged", marginal
         return "commit_now", marginal
-    if not stages:
+    if not owns:
         return "cloud_only", marginal
     return ("cloud_only" if marginal else "staged"), marginal
 
@@ -941,8 +948,25 @@ def _chosen_stages(
     *,
     marginal: bool,
     committed: int,
+    kept: int = 0,
 ) -> list[dict[str, Any]]:
-    """The recommended plan's stages: each with its month, action, GPU model, GPUs and why."""
+    """The recommended plan's stages: each with its month, action, GPU model, GPUs and why
+    (first, when it keeps GPUs owned already, a "keep" row at month 0)."""
+    if chosen != "cloud_only" and kept:
+        keep = {
+            "month": 0,
+            "order_month": 0,
+            "action": "keep",
+            "gpu_model": gpu_model,
+            "gpus": kept,
+            "owned_gpus": kept,
+            "required_by_data": False,
+            "reason": gettext("The GPUs you own already run from month 0: nothing to buy."),
+        }
+        rest = _chosen_stages(
+            chosen, stages, world, decisions, gpu_model, marginal=marginal, committed=committed
+        )
+        return [keep, *rest]
     if chosen == "cloud_only":
         if not stages:
             reason = gettext("Renting throughout costs least.")
