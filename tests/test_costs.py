@@ -302,9 +302,15 @@ def test_it_credits_the_resale_value_on_a_declining_curve():
     # Worth less than the straight-line book value (40 % left after 3 of 5 years).
     assert -delta < 2 * 300_000 * (1 - 36 / 60) * 0.8
     assert make_costs(**values)["breakdown"]["onprem"]["residual"] == pytest.approx(delta)
-    # Past its useful life it fetches nothing; a share of 0 ignores it.
-    assert line_delta("onprem", make_answers(horizon_months=72), **values) == 0
+    # A share of 0 ignores it.
     assert line_delta("onprem", **{**values, "residual_value": 0}) == 0
+    # Past its useful life a server is replaced: over 72 months those bought at month 0 are
+    # replaced at month 60, and the replacements, a year old at the end, are what is resold.
+    long = make_costs(make_answers(horizon_months=72), **values)["breakdown"]["onprem"]
+    assert long["refresh"] == pytest.approx(2 * 300_000)
+    assert long["residual"] == pytest.approx(-2 * 300_000 * 0.7 * 0.8)
+    # No life given (0): nothing is replaced and nothing resold.
+    assert "refresh" not in make_costs(make_answers(horizon_months=72))["breakdown"]["onprem"]
 
 
 def test_it_bridges_the_lead_time_on_cloud_and_starts_running_costs_after_it():

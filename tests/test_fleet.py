@@ -168,3 +168,24 @@ def test_a_plan_that_only_keeps_the_fleet_says_so_and_does_not_call_itself_cloud
     # Owning the whole peak already: nothing waits for hardware.
     _answers, whole = _evaluate(_owned(64), residency="partial")
     assert whole.costs["onprem_delay_months"] == 0 and whole.costs["onprem_start_month"] == 0
+
+
+def test_servers_are_replaced_at_the_end_of_their_life_in_the_costs_and_the_plan_alike():
+    # Ten years with a five-year life: bought once more; over three years, never.
+    _answers, short = _evaluate()
+    _answers, long = _evaluate(horizon_years=10)
+    assert "refresh" not in short.costs["breakdown"]["onprem"]
+    assert long.costs["breakdown"]["onprem"]["refresh"] == pytest.approx(
+        short.costs["breakdown"]["onprem"]["servers"]
+        + short.costs["breakdown"]["onprem"]["network"]
+        + short.costs["breakdown"]["onprem"]["spares"],
+        rel=0.05,
+    )
+    # Growing demand prices the options over the plan's reckoning: the refresh is there too.
+    _answers, growing = _evaluate(horizon_years=10, growth_pct=20)
+    assert growing.costs["breakdown"]["onprem"]["refresh"] > 0
+    # A fleet 2.5 years old is replaced 2.5 years in; one past its life runs on as it is.
+    _answers, young = _evaluate(_owned(64, "2024-06"))
+    _answers, old = _evaluate(_owned(64, "2019-01"))
+    assert young.costs["breakdown"]["onprem"]["refresh"] > 0
+    assert old.costs["breakdown"]["onprem"].get("refresh", 0) == 0

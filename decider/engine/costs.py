@@ -81,6 +81,7 @@ LINE_LABELS: dict[str, str] = {
     "colocation": gettext_noop("Colocation"),
     "maintenance": gettext_noop("Maintenance"),
     "licences": gettext_noop("Software licences"),
+    "refresh": gettext_noop("Servers replaced at the end of their life"),
     "residual": gettext_noop("Resale credit"),
     "fleet_sale": gettext_noop("Resale of the GPUs you own now"),
     "gpu_committed": gettext_noop("Cloud GPUs committed"),
@@ -304,6 +305,23 @@ def _owned_lines(
         once("spares", servers * p["spares_share"]),
         once("setup", 0.0 if kept else p["setup_cost"]),
     ]
+    # Servers are replaced at the end of their life (`depreciation_years`) when that comes
+    # within the horizon; what is resold at the end is the last of them, for its age then.
+    renewed = bought_nodes * per_node
+    refreshes = []
+    resold = storage * _resale_share(p, months / 12)
+    last = None
+    for month in _refresh_months(p, starts if bought_nodes else months, months):
+        refreshes.append(once("refresh", renewed * (1 + p["spares_share"]), month))
+        last = month
+    resold += renewed * _resale_share(p, (months - last if last is not None else months) / 12)
+    last = None
+    if answers.fleet_age_years < p["depreciation_years"]:  # past its life: runs on as it is
+        for month in _refresh_months(p, -answers.fleet_age_years * 12, months):
+            refreshes.append(once("refresh", held * (1 + p["spares_share"]), month))
+            last = month
+    age = answers.fleet_age_years + months / 12 if last is None else (months - last) / 12
+    resold += held * _resale_share(p, age)
     before_power, before_colo = running(kept_nodes, served_kept, kept)
     after_power, after_colo = running(nodes, busy_gpus, gpus)
     return [
@@ -317,13 +335,22 @@ def _owned_lines(
         per_month("maintenance", p["maintenance_rate"] * (held + bought) / 12, starts, months),
         per_month("licences", kept * p["licence_gpu_year"] / 12, 0, starts),
         per_month("licences", gpus * p["licence_gpu_year"] / 12, starts, months),
-        once(
-            "residual",
-            -bought * _resale_share(p, months / 12) * p["residual_value"]
-            - held * _resale_share(p, answers.fleet_age_years + months / 12) * p["residual_value"],
-            months,
-        ),
+        *refreshes,
+        once("residual", -resold * p["residual_value"], months),
     ]
+
+
+def _refresh_months(params: Mapping[str, float], since: float, months: int) -> list[float]:
+    """The months servers running from `since` are replaced, each at the end of its life,
+    within a horizon of `months` (engine/stages.py's refresh_months, unrounded)."""
+    life = params["depreciation_years"] * 12
+    if life <= 0:
+        return []
+    found, month = [], since + life
+    while month < months:
+        found.append(month)
+        month += life
+    return found
 
 
 def fleet_value(params: Mapping[str, float], answers: CostAnswers, gpus: int) -> float:

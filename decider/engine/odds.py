@@ -155,7 +155,9 @@ PLAN_ONLY = frozenset({"growth"})  # drawn for the plan in stages, not the cost 
 
 # Which cost lines each price multiplier scales (engine/costs.py names the lines).
 CLOUD_PRICED = frozenset(COST_CLOUD_PRICED)
-HARDWARE_PRICED = frozenset({"servers", "network", "storage", "spares", "maintenance", "financing"})
+HARDWARE_PRICED = frozenset(
+    {"servers", "network", "storage", "spares", "maintenance", "financing", "refresh"}
+)
 RESOLD = frozenset({"residual", "fleet_sale"})
 _GROUPS = ("other", "cloud", "hardware", "resold")
 

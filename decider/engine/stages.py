@@ -443,16 +443,32 @@ def _buy(world: _World, added: np.ndarray, first: np.ndarray, arrives: int) -> n
     """Present value of buying `added` GPUs to run from month `arrives` (ordered and paid the
     lead time earlier, resold at the end for their age); `first`: the first purchase, which
     also pays the set-up, the storage and the team's recruiting."""
-    ordered, paid, resold = _buy_lines(world, added, first, arrives)
+    ordered, paid, resold, refreshed = _buy_lines(world, added, first, arrives)
     value = sum(paid.values()) * world.discount[ordered] - resold * world.discount[world.months]
+    for month, amount in refreshed:
+        value = value + amount * world.discount[month]
     return np.where(np.ceil(np.maximum(added, 0) / world.per_node) > 0, value, 0.0)
+
+
+def refresh_months(params: Mapping[str, float], since: float, months: int) -> list[int]:
+    """The months servers running from `since` are replaced, each at the end of its life
+    (`depreciation_years`), within a horizon of `months`."""
+    life = params["depreciation_years"] * 12
+    if life <= 0:
+        return []
+    found, month = [], since + life
+    while month < months:
+        found.append(int(round(month)))
+        month += life
+    return found
 
 
 def _buy_lines(
     world: _World, added: np.ndarray, first: np.ndarray, arrives: int
-) -> tuple[int, dict[str, np.ndarray], np.ndarray]:
+) -> tuple[int, dict[str, np.ndarray], np.ndarray, list[tuple[int, np.ndarray]]]:
     """(the month the purchase is ordered and paid, what is paid then by cost line, the
-    resale credited at the end) of buying `added` GPUs to run from month `arrives`."""
+    resale credited at the end, the refreshes: (month, amount) of replacing the servers at
+    the end of their life) of buying `added` GPUs to run from month `arrives`."""
     p = world.params
     ordered = max(int(round(arrives - p["lead_time_months"])), 0)
     nodes = np.ceil(np.maximum(added, 0) / world.per_node)
@@ -472,9 +488,17 @@ def _buy_lines(
     if world.finance != 1.0:
         bought = {"financing": sum(bought.values()) * world.finance}
     paid = {**bought, "hiring": np.where(first, hires * p["hire_cost"], 0)}
-    hardware = servers + network + np.where(first, storage * price, 0)
-    resold = hardware * resale_share(p, (world.months - arrives) / 12) * p["residual_value"]
-    return ordered, paid, resold
+    realised = p["residual_value"]
+    age = (world.months - arrives) / 12
+    resold = np.where(first, storage * price, 0) * resale_share(p, age) * realised
+    servers_now = (servers + network) / price  # at today's price
+    refreshed = []
+    for month in refresh_months(p, arrives, world.months):
+        at = 1.0 if world.hardware is None else float(world.hardware[month])
+        refreshed.append((month, servers_now * at * (1 + p["spares_share"])))
+        servers, network, age = servers_now * at, 0.0, (world.months - month) / 12
+    resold = resold + (servers + network) * resale_share(p, age) * realised
+    return ordered, paid, resold, refreshed
 
 
 # The searches done lately, by what defines their world: scoring prices the cost section
@@ -588,9 +612,22 @@ def _fleet_lines(world: _World, kept: int) -> dict[str, np.ndarray]:
         lines["fleet_sale"] = np.zeros(world.months + 1)
         lines["fleet_sale"][0] = -sold * per_node * resale_share(p, answers.fleet_age_years)
     if kept > 0:
-        age = answers.fleet_age_years + world.months / 12
+        nodes = world.nodes(kept)
+        today = p["server_price"] + p["network_per_node"]
+        value, age = today * price, answers.fleet_age_years + world.months / 12
+        # Replaced at the end of its life when that comes within the horizon; a fleet past
+        # its life already runs on as it is.
+        if answers.fleet_age_years < p["depreciation_years"]:
+            since = -answers.fleet_age_years * 12
+            for month in refresh_months(p, since, world.months):
+                at = 1.0 if world.hardware is None else float(world.hardware[month])
+                refresh = lines.setdefault("refresh", np.zeros(world.months + 1))
+                refresh[month] += nodes * today * at * (1 + p["spares_share"])
+                value, age = today * at, (world.months - month) / 12
         lines["residual"] = np.zeros(world.months + 1)
-        lines["residual"][world.months] = -world.nodes(kept) * per_node * resale_share(p, age)
+        lines["residual"][world.months] = (
+            -nodes * value * resale_share(p, age) * p["residual_value"]
+        )
     return lines
 
 
@@ -643,11 +680,13 @@ def _path_lines(
     held = np.full(months_all, float(owned))
     for start, level in zip(decisions, path, strict=True):
         if level > owned:
-            ordered, paid, resold = _buy_lines(
+            ordered, paid, resold, refreshed = _buy_lines(
                 world, np.array(level - owned), np.array(owned == 0), start
             )
             for name, amount in paid.items():
                 lines.setdefault(name, np.zeros(months_all))[ordered] += float(amount)
+            for month, amount in refreshed:
+                lines.setdefault("refresh", np.zeros(months_all))[month] += float(amount)
             lines.setdefault("residual", np.zeros(months_all))[world.months] -= float(resold)
             owned = level
         held[start + 1 :] = owned
