@@ -742,3 +742,21 @@ def test_a_gpu_sold_only_in_full_servers_or_a_growing_demand_keeps_whole_servers
     assert _evaluated("b200", gpus=1).figures["gpus_per_node"].value == 8
     assert _evaluated(gpus=1, growth_pct=100).figures["gpus_per_node"].value == 8
     assert _evaluated(gpus=8).figures["server_price"].value == 310_000
+
+
+@given(answers=large_answers, moved=moved_figures)
+@settings(max_examples=40, deadline=None)
+def test_the_break_even_read_between_the_turns_is_where_the_totals_meet(answers, moved):
+    """With GPUs owned already the gap bends where the mean passes them: the utilization
+    found between the turns makes the two totals equal, and none is found only when they
+    never meet."""
+    from decider.engine.costs import _break_even_utilization, _gap
+
+    params = {**figures_values(DEFAULTS), **moved}
+    found = _break_even_utilization(params, answers)
+    scale = max(1.0, abs(_gap(params, answers.at_utilization(0.0))))
+    if found is not None:
+        assert abs(_gap(params, answers.at_utilization(found))) <= 1e-6 * scale
+    else:
+        gaps = [_gap(params, answers.at_utilization(u / 50)) for u in range(51)]
+        assert all(g > 0 for g in gaps) or all(g < 0 for g in gaps) or max(map(abs, gaps)) == 0

@@ -16,6 +16,7 @@ bridge while the hardware arrives, a hybrid that keeps that work at home).
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
@@ -625,32 +626,28 @@ def _gap(params: Mapping[str, float], answers: CostAnswers) -> float:
     return onprem - lines_total(_plan_lines(params, answers, _Plan(0, 0)))
 
 
-def _linear_in_utilization(answers: CostAnswers) -> bool:
-    """Whether every total is linear in the utilization: so unless GPUs already owned
-    hold part of the peak (what they cannot hold is bridged, a kink where the mean
-    passes them)."""
-    return not 0 < answers.fleet_gpus < answers.gpus
+def _utilization_turns(answers: CostAnswers) -> list[float]:
+    """The utilizations between which every total is linear in the utilization (steady
+    demand: power, bridge and rented hours scale with it): the ends, and where the mean
+    passes the GPUs owned already (what they cannot hold is bridged)."""
+    turns = [0.0, 1.0]
+    if 0 < answers.fleet_gpus < answers.gpus:
+        turns.insert(1, answers.fleet_gpus / answers.gpus)
+    return turns
 
 
 def _break_even_utilization(params: Mapping[str, float], answers: CostAnswers) -> float | None:
-    if not _linear_in_utilization(answers):
-        # Piecewise linear: the first change of sign on a fine grid, read between.
-        grid = np.linspace(0.0, 1.0, 201)
-        gaps = [_gap(params, answers.at_utilization(float(u))) for u in grid]
-        for i in range(len(grid)):
-            if gaps[i] == 0:
-                return float(grid[i])
-            if i + 1 < len(grid) and gaps[i] * gaps[i + 1] < 0:
-                return float(grid[i] + (grid[i + 1] - grid[i]) * gaps[i] / (gaps[i] - gaps[i + 1]))
-        return None
-    # Both totals are linear in utilization, so two points give the line.
-    at_zero = _gap(params, answers.at_utilization(0.0))
-    at_one = _gap(params, answers.at_utilization(1.0))
-    slope = at_one - at_zero
-    if abs(slope) <= 1e-12 * max(1.0, abs(at_zero) + abs(at_one)):
-        return None
-    utilization = -at_zero / slope
-    return utilization if 0 <= utilization <= 1 else None
+    # Both totals are linear between the turns, so the turns give the lines.
+    turns = _utilization_turns(answers)
+    gaps = [_gap(params, answers.at_utilization(u)) for u in turns]
+    for (u0, g0), (u1, g1) in itertools.pairwise(zip(turns, gaps, strict=True)):
+        slope = g1 - g0
+        if abs(slope) <= 1e-12 * max(1.0, abs(g0) + abs(g1)):
+            continue  # level: the same everywhere or nowhere on it
+        utilization = u0 - g0 * (u1 - u0) / slope
+        if u0 - 1e-12 <= utilization <= u1 + 1e-12:
+            return min(max(utilization, 0.0), 1.0)
+    return None
 
 
 def _sensitivity(
@@ -676,27 +673,22 @@ def _per_hour(params: Mapping[str, float], answers: CostAnswers) -> dict[str, li
         "cloud_on_demand": [],
         "cloud_reserved": [],
     }
-    # Each total is linear in the utilization (steady demand: power, bridge and rented hours
-    # scale with it, the rest does not), so two points give the line, as for the break-even;
-    # tests/test_costs.py checks it against pricing every point.
-    ends = {}
-    for key in curves:
-        idle, busy = (answers.at_utilization(u) for u in (0.0, 1.0))
-        ends[key] = tuple(
+    # Each total is linear in the utilization between the turns (steady demand: power,
+    # bridge and rented hours scale with it, the rest does not), so the turns give the lines,
+    # as for the break-even; tests/test_costs.py checks it against pricing every point.
+    turns = _utilization_turns(answers)
+    at_turns = {
+        key: [
             lines_total(_option_lines(params, at, key, _fixed_plans(at)[key]))
-            for at in (idle, busy)
-        )
-    linear = _linear_in_utilization(answers)
+            for at in (answers.at_utilization(u) for u in turns)
+        ]
+        for key in curves
+    }
     for pct in UTILIZATION_GRID_PCT:
         utilization = pct / 100
         useful_hours = answers.gpus * HOURS_PER_MONTH * utilization * answers.horizon_months
-        at = answers.at_utilization(utilization)
         for key, values in curves.items():
-            if linear:
-                at_idle, at_busy = ends[key]
-                total = at_idle + (at_busy - at_idle) * utilization
-            else:
-                total = lines_total(_option_lines(params, at, key, _fixed_plans(at)[key]))
+            total = float(np.interp(utilization, turns, at_turns[key]))
             values.append(total / useful_hours if useful_hours else None)
     return curves
 
