@@ -120,3 +120,20 @@ def test_the_steady_base_and_bursts_give_the_average_as_they_are_typed(browser, 
     page.get_by_role("button", name="Next").click()
     expect(page.locator("#field-base_gpus .error")).to_contain_text("must not exceed")
     assert page.errors == []
+
+
+def test_a_team_with_a_cluster_enters_it_and_the_costs_keep_it(browser, live_server, rules):
+    """The budget step asks for the GPUs owned already; the result prices them as kept."""
+    page = new_page(browser)
+    page.goto(live_server.url)
+    page.get_by_label("Startup or exploration phase").check()
+    page.get_by_role("button", name="Start the assessment").click()
+    for _step in range(4):
+        page.get_by_role("button", name="Next").click()
+    expect(page.get_by_role("heading", name="Budget")).to_be_visible()
+    page.get_by_label("GPUs of this model you own already").fill("8")
+    page.get_by_label("Month they were bought").fill("2025-06")
+    page.get_by_role("button", name="See the recommendation").click()
+    expect(page.locator("#recommendation")).to_be_visible()
+    expect(page.get_by_text("You own 8 GPUs of this model already")).to_be_visible()
+    assert page.errors == []
