@@ -13,7 +13,9 @@ from typing import Any
 
 import pytest
 
+from decider.engine.costs import CostAnswers, costs_compute
 from decider.engine.sizing import CHIPS, Inference, Training, infer_size, train_size
+from tests.factories import shipped_figures
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "CALIBRATION.md"
 
@@ -138,6 +140,139 @@ SERVING = (
 )
 
 
+# --- costs ---------------------------------------------------------------------------
+#
+# A cost case is a published decision or price: the answers and figures that describe it,
+# what was published, and what Decider makes of it. Its direction (which option is cheaper)
+# must come out as published; where the source gives an amount, within its tolerance.
+
+
+@dataclass(frozen=True)
+class CostCase:
+    name: str
+    source: str
+    published: str  # as the source puts it
+    figures: dict[str, float]  # shipped H100 figures, these changed
+    answers: dict[str, Any]  # CostAnswers
+    cheaper: str  # the option the source says is cheaper: "onprem" or "cloud"
+    saving: float | None = None  # published saving of `cheaper` over the horizon, USD
+    tolerance: float = 0.30
+    note: str = ""
+
+    def costs(self) -> dict[str, Any]:
+        answers = CostAnswers(**self.answers)
+        return costs_compute(answers=answers, figures=shipped_figures("h100", **self.figures))
+
+    def ours(self) -> dict[str, float]:
+        """Decider's totals of owning and renting (the cheaper cloud way), its saving, the
+        month owning pays back and the owned cost per used GPU-hour at full use."""
+        costs = self.costs()
+        totals = costs["totals"]
+        cloud = min(totals["cloud_on_demand"], totals["cloud_reserved"])
+        return {
+            "onprem": totals["onprem"],
+            "cloud": cloud,
+            "saving": abs(cloud - totals["onprem"]),
+            "break_even_month": costs["break_even_month"],
+            "owned_per_hour": costs["per_hour"]["onprem"][-1],
+        }
+
+
+# 37signals' compute, in Decider's units: one "GPU" is one of the servers bought, at the
+# published hardware price, rented at the cloud bill it replaced (one-year commitments).
+_37_SERVERS = 20
+_37_RATE = 1_900_000 / _37_SERVERS / 8760  # $3.2M → $1.3M a year: $1.9M of compute
+# 1,024 H100s busy around the clock for five years, in rented space, as a neocloud owns them.
+_FLEET = {
+    "gpus": 1024,
+    "base_gpus": 1024,
+    "utilization": 1.0,
+    "horizon_months": 60,
+    "dataset_tb": 0.0,
+    "has_datacenter": False,
+}
+_GPU_BUBBLE = (
+    "Eugene Cheah, $2 H100s: How the GPU Bubble Burst, Latent Space, October 2024, "
+    "https://www.latent.space/p/gpu-bubble (an H100 rented out below about $1.65 an hour "
+    "over five years does not pay back its purchase); the H100 one-year rental index at "
+    "$1.70 in October 2025 and $2.35 in March 2026: SemiAnalysis, The Great GPU Shortage, "
+    "2026-04-02, https://newsletter.semianalysis.com/p/the-great-gpu-shortage-rental-capacity"
+)
+COSTS = (
+    CostCase(
+        "Cloud exit: 37signals leaves AWS",
+        "David Heinemeier Hansson, Our cloud-exit savings will now top ten million over five "
+        "years, October 2024, https://world.hey.com/dhh/our-cloud-exit-savings-will-now-top-ten-"
+        "million-over-five-years-c7d9b5bd (cloud bill $3.2M → $1.3M a year; about $700,000 of "
+        "Dell hardware in racks and power they already had, recouped within 2023)",
+        "on-prem, saving about $10M over five years; the hardware paid back within months",
+        {
+            "gpus_per_node": 1,
+            "smallest_server_gpus": 1,
+            "server_price": 700_000 / _37_SERVERS,
+            "network_per_node": 0,
+            "setup_cost": 0,
+            "node_kw": 0.8,
+            "gpu_hour_reserved_1y": _37_RATE,
+            "gpu_hour_reserved_3y": _37_RATE,
+            "gpu_hour_on_demand": _37_RATE / 0.79,
+        },
+        {
+            **_FLEET,
+            "gpus": _37_SERVERS,
+            "base_gpus": _37_SERVERS,
+            "has_datacenter": True,
+            "team_fte": 10,
+        },
+        "onprem",
+        saving=10_000_000,
+        note="Decider also pays three months of cloud while the servers arrive (as 37signals "
+        "did while its commitments ran out) and a yearly maintenance of 10 % of the hardware. "
+        "The team that ran the cloud runs the servers: the answers give it and do not count "
+        "its pay, as the published saving (the cloud bill's fall) does not.",
+    ),
+    CostCase(
+        "Renting at the market's October 2025 low",
+        _GPU_BUBBLE,
+        "an H100 rented at $1.70 an hour is about what owning one costs: renting wins",
+        {"gpu_hour_reserved_1y": 1.70, "gpu_hour_reserved_3y": 1.70},
+        _FLEET,
+        "cloud",
+    ),
+    CostCase(
+        "Renting at the market's March 2026 price",
+        _GPU_BUBBLE,
+        "at $2.35 an hour, an H100 owned and kept busy pays back: owning wins",
+        {"gpu_hour_reserved_1y": 2.35, "gpu_hour_reserved_3y": 2.35},
+        _FLEET,
+        "onprem",
+    ),
+)
+# The owned cost per used H100-hour at full use the issue asks for ($1.20–1.75); the
+# published point is the GPU-bubble article's $1.65.
+OWNED_GOAL = (1.20, 1.75)
+
+
+@pytest.mark.parametrize("case", COSTS, ids=[case.name for case in COSTS])
+def test_a_published_cost_case_comes_out_the_same_way(case):
+    ours = case.ours()
+    other = "cloud" if case.cheaper == "onprem" else "onprem"
+    assert ours[case.cheaper] < ours[other]
+    if case.saving is not None:
+        assert ours["saving"] == pytest.approx(case.saving, rel=case.tolerance)
+
+
+def test_the_cloud_exit_pays_back_within_the_year_it_was_made():
+    assert COSTS[0].ours()["break_even_month"] <= 12
+
+
+def test_the_rental_price_that_turns_the_answer_lies_between_the_market_low_and_today():
+    """Owned at full use costs more than the low's rent and less than today's: the market's
+    swing is what turns a fully used fleet's answer, as the article says."""
+    owned = COSTS[1].ours()["owned_per_hour"]
+    assert 1.70 < owned < 2.35
+
+
 @pytest.mark.parametrize("case", SERVING, ids=[case.name for case in SERVING])
 def test_a_published_serving_rate_is_reproduced_within_its_tolerance(case):
     assert case.ours() == pytest.approx(case.published, rel=case.tolerance)
@@ -190,6 +325,29 @@ def calibration_page() -> str:
         for case in CASES
     )
     sources += f"\n- **Serving rates**: {_TRTLLM_1}."
+    sources += "".join(
+        f"\n- **{case.name}**: {case.source}." + (f" {case.note}" if case.note else "")
+        for case in COSTS
+        if case.source != _GPU_BUBBLE
+    )
+    sources += f"\n- **Rental market and owned cost**: {_GPU_BUBBLE}."
+    costs = []
+    for case in COSTS:
+        ours = case.ours()
+        cheaper = "on-prem" if ours["onprem"] < ours["cloud"] else "cloud"
+        amount = (
+            f"saving ${ours['saving'] / 1e6:,.1f}M ({ours['saving'] / case.saving - 1:+.0%}, "
+            f"±{case.tolerance:.0%}); pays back in month {ours['break_even_month']}"
+            if case.saving
+            else f"owned ${ours['owned_per_hour']:.2f} against rented "
+            f"${case.figures['gpu_hour_reserved_1y']:.2f} a used GPU-hour"
+        )
+        costs.append(f"| {case.name} | {case.published} | {cheaper}, {amount} |")
+    owned = COSTS[1].ours()["owned_per_hour"]
+    rate = shipped_figures("h100")["maintenance_rate"].value
+    halved = CostCase(**{**COSTS[1].__dict__, "figures": {"maintenance_rate": rate / 2}})
+    lower = owned - halved.ours()["owned_per_hour"]
+    low, high = OWNED_GOAL
     return f"""# Calibration: published cases against Decider's figures
 
 Written by `make calibration` from `tests/test_calibration.py`, where each case carries its
@@ -217,6 +375,20 @@ of 0.9 (Llama 3: more than 90 % effective training time).
 Decider's arithmetic (`decider/engine/throughput.py`): GPU-seconds per prompt token and per
 answer token (with its context) fitted to the release-0.17 rows of the same model, GPU and
 precision; the 405B row borrows the H200's 405B/70B ratio, as the H100 has no 405B row there.
+
+## Costs: which way a published decision goes
+
+| case | published | Decider |
+|---|---|---|
+{chr(10).join(costs)}
+
+Each case's direction is tested; the cloud exit's saving within its tolerance. **Owned cost
+per used H100-hour at full use**, five years, 1,024 GPUs in rented space: **${owned:.2f}**
+(three months of cloud while the servers arrive included), against the issue's goal of
+${low:.2f}–{high:.2f} and the article's $1.65. Not reached: the largest running line,
+maintenance at {rate * 100:.0f} % of the hardware a year, is the one figure without a published rate
+behind it (no vendor support price list nor replacement cost from published failure rates
+could be checked offline); at half that rate the figure would be ${lower:.2f} lower.
 
 ## Sources
 
