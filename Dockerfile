@@ -20,5 +20,5 @@ USER decider
 EXPOSE 8000
 # Migrations run once, before the app starts (the compose "migrate" service; with plain
 # `docker run`: `docker run --rm IMAGE sh -c "python manage.py migrate && python manage.py
-# load_defaults"`). The worker is the same image: `celery --app=decider worker`.
-CMD ["gunicorn", "decider.wsgi:application", "--bind=0.0.0.0:8000", "--workers=3", "--timeout=60", "--access-logfile=-", "--logger-class=decider.logs.GunicornLogger"]
+# load_defaults"`). The worker is the same image: `celery --app=config worker`.
+CMD ["gunicorn", "config.wsgi:application", "--bind=0.0.0.0:8000", "--workers=3", "--timeout=60", "--access-logfile=-", "--logger-class=decider.logs.GunicornLogger"]

@@ -3,7 +3,7 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 PORT ?= 8000
-# DEBUG is off unless asked for (decider/settings.py); these targets are development ones.
+# DEBUG is off unless asked for (config/settings.py); these targets are development ones.
 export DJANGO_DEBUG ?= true
 # pip-tools lives in its own venv, never in .venv: it is no requirement of the project.
 TOOLS_VENV := .venv-tools

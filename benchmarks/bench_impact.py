@@ -55,7 +55,7 @@ else:
 # Off, or the connection keeps every (multi-megabyte) bulk INSERT in connection.queries.
 os.environ["DJANGO_DEBUG"] = "false"
 os.environ.setdefault("DJANGO_SECRET_KEY", "benchmark-only")
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "decider.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 import django  # noqa: E402
 

@@ -7,6 +7,6 @@ included, comes from the same environment variables as in production (the benchm
 `DECIDER_RATE_CREATE` so that the API-create run measures creations, not 429s).
 """
 
-from decider.settings import *  # noqa: F403
+from config.settings import *  # noqa: F403
 
 ROOT_URLCONF = "benchmarks.bench_urls"

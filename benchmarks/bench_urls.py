@@ -1,4 +1,4 @@
-"""URLs of the page benchmark (benchmarks/bench_settings.py): decider's own, and a bare view.
+"""URLs of the page benchmark (benchmarks/bench_settings.py): the project's, and a bare view.
 
 The bare view is the yardstick: the whole middleware stack and gunicorn, no work of its
 own. Production never imports this module.
@@ -14,5 +14,5 @@ def bare(request: HttpRequest) -> HttpResponse:
 
 urlpatterns = [
     path("bench/bare", bare, name="bench-bare"),
-    path("", include("decider.urls")),
+    path("", include("config.urls")),
 ]

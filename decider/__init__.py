@@ -5,8 +5,3 @@ import os
 # the CPU an API create costs (benchmarks/bench_pages.py). One thread per process: gunicorn's
 # workers are the parallelism. Read when numpy loads, so set before anything imports it.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-
-# The Celery app loads with Django, so `shared_task`s bind to it (decider/celery.py).
-from decider.celery import app as celery_app  # noqa: E402
-
-__all__ = ["celery_app"]

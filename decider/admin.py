@@ -604,8 +604,9 @@ class RuleSetAdmin(PublishedReadOnly, HistoryAdmin):
         ruleset = self._get_draft(request, pk)
         if request.method == "POST":  # "Compute again": saved assessments changed since
             from decider.services import impact_preview
+            from decider.tasks import compute_impact
 
-            impact_preview(ruleset, again=True)
+            impact_preview(ruleset, enqueue=compute_impact.delay, again=True)
             return HttpResponseRedirect(reverse("admin:decider_ruleset_impact", args=[pk]))
         return self._render_impact(request, ruleset, confirm=False)
 
@@ -647,8 +648,9 @@ class RuleSetAdmin(PublishedReadOnly, HistoryAdmin):
 
     def _render_impact(self, request: HttpRequest, ruleset: RuleSet, *, confirm: bool):
         from decider.services import impact_from_dict, impact_preview
+        from decider.tasks import compute_impact
 
-        preview = impact_preview(ruleset)
+        preview = impact_preview(ruleset, enqueue=compute_impact.delay)
         kept = preview.impact if preview.state == preview.DONE else None
         impact = impact_from_dict(kept) if kept is not None else None
         current = RuleSet.current()

@@ -51,8 +51,8 @@ from django.db import connections, transaction
 from django.utils.text import slugify
 
 from decider.models import Assessment, ReportPdf
+from decider.report import PAPERS, report_page_html
 
-PAPERS = {"a4": "A4", "letter": "Letter"}
 # Bump when the report template changes so cached PDFs are made again.
 REPORT_FORMAT = 7  # 5: executive summary on page 1, appendix, readable charts; 6: hatching as
 # lines; 7: this generation or the next
@@ -374,11 +374,16 @@ class Page:
 
 
 def report_pdf(
-    assessment: Assessment, *, page: Page, may_start: Callable[[], bool] | None = None
+    assessment: Assessment,
+    *,
+    page: Page,
+    enqueue: Callable[..., object],
+    may_start: Callable[[], bool] | None = None,
 ) -> bytes | None:
     """The PDF of `page`, or None while a worker makes it.
 
-    Never waits on Chromium and renders nothing: the first ask enqueues the job, unless
+    Never waits on Chromium and renders nothing: the first ask enqueues the job with the
+    caller's `enqueue(key=, assessment_pk=, page=)` (tasks.render_pdf.delay), unless
     `may_start` says no (PdfLimited); asks while it is on its way find it again. Without a
     broker the job runs inline, so the PDF is there on return. PdfError once when the
     render failed; the ask after it tries again.
@@ -391,20 +396,18 @@ def report_pdf(
     try:
         if may_start is not None and not may_start():
             raise PdfLimited("too many PDFs started from this address")
-        _enqueue({"key": key, "assessment_pk": assessment.pk, "page": asdict(page)})
+        _enqueue(enqueue, {"key": key, "assessment_pk": assessment.pk, "page": asdict(page)})
     except BaseException:
         cache.delete(MARK % key)
         raise
     return _look(key)
 
 
-def _enqueue(job: dict[str, Any]) -> None:
+def _enqueue(enqueue: Callable[..., object], job: dict[str, Any]) -> None:
     from kombu.exceptions import OperationalError
 
-    from decider.tasks import render_pdf
-
     try:
-        render_pdf.delay(**job)
+        enqueue(**job)
     except OperationalError as error:
         log.error("PDF of assessment %s not queued: %s", job["assessment_pk"], error)
         raise PdfError("the job queue cannot be reached") from error
@@ -523,9 +526,7 @@ def render_job(*, key: str, assessment_pk: int, page: Page, limited: bool) -> bo
 
 def report_html(assessment: Assessment, page: Page) -> str:
     """The printable report as the browser of someone holding `page.token` gets it."""
-    from decider.views import report_page_html
-
-    return report_page_html(assessment, page)
+    return report_page_html(assessment, **asdict(page))
 
 
 def _store(key: str, assessment_pk: int, document: bytes) -> bool:

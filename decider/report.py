@@ -9,8 +9,12 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlencode
 
-from django.utils import timezone
+from django.http import HttpRequest, QueryDict
+from django.shortcuts import render
+from django.urls import reverse
+from django.utils import timezone, translation
 from django.utils.translation import get_language, gettext_noop
 from django.utils.translation import gettext as _
 
@@ -30,6 +34,9 @@ from decider.engine.sensitivity import weight_sensitivity
 from decider.models import Assessment
 from decider.rulesets import ruleset_rulebook
 from decider.services import assessment_costs, assessment_odds, assessment_plan
+
+# The report's paper sizes, as Chromium names them (decider/pdf.py prints them).
+PAPERS = {"a4": "A4", "letter": "Letter"}
 
 
 @dataclass(frozen=True)
@@ -656,3 +663,36 @@ def sizing_shown(sized: Any) -> dict[str, Any]:
         "throughput": sized.throughput
         and {**sized.throughput, "fit_pct": round(sized.throughput["fit_within"] * 100)},
     }
+
+
+# --- the printable report -------------------------------------------------------------
+
+
+def report_context(
+    assessment: Assessment, *, token: str, kind: str, currency: str, paper: str
+) -> dict[str, Any]:
+    """What the printable report shows, read through the link `token` of `kind`."""
+    context = result_context(assessment, currency=currency)
+    context |= {
+        "token": token,
+        "kind": kind,
+        "paper": paper if paper in PAPERS else "a4",
+        "pdf_url": reverse(f"decider-{kind}-pdf", args=[token]),
+    }
+    return context
+
+
+def report_page_html(
+    assessment: Assessment, *, token: str, kind: str, language: str, currency: str, paper: str
+) -> str:
+    """The printable report for the PDF, rendered where the PDF is printed (the worker), as
+    the person who asked would read it: their link, language, currency and paper."""
+    request = HttpRequest()
+    request.method = "GET"
+    request.path = request.path_info = reverse(f"decider-{kind}-report", args=[token])
+    request.GET = QueryDict(urlencode({"paper": paper, "currency": currency}))
+    request.session = {}  # type: ignore[assignment]  # the preferences are the page's own
+    with translation.override(language):
+        context = report_context(assessment, token=token, kind=kind, currency=currency, paper=paper)
+        context["for_pdf"] = True
+        return render(request, "decider/report.html", context).content.decode()

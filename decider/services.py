@@ -462,12 +462,13 @@ def ruleset_digest(ruleset: RuleSet) -> str:
     return hashlib.sha256(exported.encode()).hexdigest()
 
 
-def impact_preview(ruleset: RuleSet, *, again: bool = False) -> ImpactPreview:
-    """The kept preview of `ruleset` as it is now; queued (or computed inline) when there is
-    none, when the draft changed since, when it was lost, or when asked `again`."""
+def impact_preview(
+    ruleset: RuleSet, *, enqueue: Callable[[int, str], object], again: bool = False
+) -> ImpactPreview:
+    """The kept preview of `ruleset` as it is now; `enqueue(ruleset_pk, digest)` (the caller's
+    job, tasks.compute_impact.delay) queues it, or computes it inline without a broker, when
+    there is none, when the draft changed since, when it was lost, or when asked `again`."""
     from kombu.exceptions import OperationalError
-
-    from decider.tasks import compute_impact
 
     digest = ruleset_digest(ruleset)
     queued: dict[str, Any] = {"digest": digest, "state": ImpactPreview.QUEUED, "error": ""}
@@ -486,7 +487,7 @@ def impact_preview(ruleset: RuleSet, *, again: bool = False) -> ImpactPreview:
         return preview
     if created or renew:
         try:
-            compute_impact.delay(ruleset.pk, digest)
+            enqueue(ruleset.pk, digest)
         except OperationalError as error:
             log.error("impact preview of v%s not queued: %s", ruleset.version, error)
             ImpactPreview.objects.filter(pk=preview.pk).update(
@@ -523,7 +524,7 @@ def impact_from_dict(data: dict[str, Any]) -> Impact:
 
 def queue_answers() -> bool:
     """True when jobs can be queued: the broker answers (or jobs run inline, without one)."""
-    from decider.celery import app
+    from config.celery import app
 
     if app.conf.task_always_eager:
         return True

@@ -1,4 +1,4 @@
-"""The jobs a worker runs (decider/celery.py): PDFs, the impact preview, retention.
+"""The jobs a worker runs (config/celery.py): PDFs, the impact preview, retention.
 
 Each job leaves what it made where the web looks for it (the database, the shared cache)
 and is safe to run twice: a job delivered again after a worker died finds its work done

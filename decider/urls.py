@@ -1,13 +1,8 @@
-from django.contrib import admin
-from django.urls import include, path, register_converter
-from django_ratelimit.decorators import ratelimit
+"""The app's pages and API (config/urls.py mounts them beside the admin)."""
 
-from decider import api, limits, views
+from django.urls import path, register_converter
 
-# Sign-in attempts per client are limited (a 429 page past DECIDER_RATES["login"]).
-admin.site.login = ratelimit(  # type: ignore[method-assign]
-    key="ip", rate=limits.rate("login"), method="POST", block=True
-)(admin.site.login)
+from decider import api, views
 
 
 class TokenConverter:
@@ -56,6 +51,4 @@ urlpatterns = [
     path("api/openapi.json", api.openapi, name="decider-api-openapi"),
     path("currency/", views.set_currency, name="decider-currency"),
     path("healthz", views.healthz, name="decider-healthz"),
-    path("i18n/", include("django.conf.urls.i18n")),
-    path("admin/", admin.site.urls),
 ]

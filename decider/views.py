@@ -4,7 +4,6 @@ import logging
 from collections.abc import Callable
 from functools import wraps
 from typing import Any
-from urllib.parse import urlencode
 
 from django.conf import settings
 from django.contrib import messages
@@ -15,11 +14,9 @@ from django.http import (
     HttpResponse,
     HttpResponseRedirect,
     JsonResponse,
-    QueryDict,
 )
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.utils import translation
 from django.utils.cache import patch_vary_headers
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import get_language
@@ -31,7 +28,7 @@ from django_ratelimit.core import is_ratelimited
 from django_ratelimit.decorators import ratelimit
 from django_ratelimit.exceptions import Ratelimited
 
-from decider import caching, limits, pdf, report, services
+from decider import caching, limits, pdf, report, services, tasks
 from decider import method as decider_method
 from decider.engine import questionnaire, sizing
 from decider.engine.costs import CURRENCIES
@@ -642,38 +639,17 @@ def printable(request: HttpRequest, assessment: Assessment, token: str, kind: st
         lambda extra: render(
             request,
             "decider/report.html",
-            _report_context(request, assessment, token, kind) | extra,
+            report.report_context(
+                assessment,
+                token=token,
+                kind=kind,
+                currency=currency_of(request),
+                paper=request.GET.get("paper", "a4"),
+            )
+            | extra,
         ),
         links=_shown_links(assessment, token, kind),
     )
-
-
-def _report_context(
-    request: HttpRequest, assessment: Assessment, token: str, kind: str
-) -> dict[str, Any]:
-    paper = request.GET.get("paper", "a4")
-    context = report.result_context(assessment, currency=currency_of(request))
-    context |= {
-        "token": token,
-        "kind": kind,
-        "paper": paper if paper in pdf.PAPERS else "a4",
-        "pdf_url": reverse(f"decider-{kind}-pdf", args=[token]),
-    }
-    return context
-
-
-def report_page_html(assessment: Assessment, page: pdf.Page) -> str:
-    """The printable report for the PDF, rendered where the PDF is printed (the worker), as
-    the person who asked would read it: their link, language, currency and paper."""
-    request = HttpRequest()
-    request.method = "GET"
-    request.path = request.path_info = reverse(f"decider-{page.kind}-report", args=[page.token])
-    request.GET = QueryDict(urlencode({"paper": page.paper, "currency": page.currency}))
-    request.session = {}  # type: ignore[assignment]  # the preferences are the page's own
-    with translation.override(page.language):
-        context = _report_context(request, assessment, page.token, page.kind)
-        context["for_pdf"] = True
-        return render(request, "decider/report.html", context).content.decode()
 
 
 @shared_page
@@ -692,7 +668,7 @@ def report_pdf(
     paper = request.GET.get("paper", "a4")
     # What the waiting and failure pages need; the report's own context only for a render.
     context: dict[str, Any] = {"token": token, "kind": kind, "poll_s": pdf.POLL_S}
-    context["paper"] = paper if paper in pdf.PAPERS else "a4"
+    context["paper"] = paper if paper in report.PAPERS else "a4"
 
     def may_start() -> bool:  # renders started count against the client, polls do not
         return not is_ratelimited(
@@ -707,7 +683,9 @@ def report_pdf(
             currency=currency_of(request),
             paper=context["paper"],
         )
-        document = pdf.report_pdf(assessment, page=page, may_start=may_start)
+        document = pdf.report_pdf(
+            assessment, page=page, enqueue=tasks.render_pdf.delay, may_start=may_start
+        )
     except pdf.PdfLimited as error:
         raise Ratelimited from error
     except pdf.PdfError:

@@ -135,7 +135,7 @@ def worker(transactional_db):
     from celery.contrib.testing.worker import TestWorkController, setup_app_for_worker
     from celery.worker import state
 
-    from decider.celery import app
+    from config.celery import app
 
     assert app.conf.broker_url == "memory://"  # never a broker this machine runs
     crashed: list[BaseException] = []

@@ -10,4 +10,4 @@ import os
 
 os.environ.setdefault("DJANGO_DEBUG", "true")
 
-from decider.settings import *  # noqa: E402, F403
+from config.settings import *  # noqa: E402, F403

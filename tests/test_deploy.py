@@ -207,8 +207,8 @@ def test_the_worker_and_scheduler_run_the_apps_image_after_its_migrations():
         assert service["image"] == APP["image"] and service["environment"] == APP["environment"]
         assert service["init"] is True
         assert service["depends_on"]["migrate"]["condition"] == "service_completed_successfully"
-    assert WORKER["command"][:5] == ["nice", "-n10", "celery", "--app=decider", "worker"]
-    assert SCHEDULER["command"][:3] == ["celery", "--app=decider", "beat"]
+    assert WORKER["command"][:5] == ["nice", "-n10", "celery", "--app=config", "worker"]
+    assert SCHEDULER["command"][:3] == ["celery", "--app=config", "beat"]
     assert "ports" not in WORKER and "ports" not in SCHEDULER
     env = compose_env()
     assert settings_value("CELERY_TASK_ALWAYS_EAGER", env) is False  # jobs leave the web

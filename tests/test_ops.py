@@ -44,7 +44,7 @@ def test_the_health_check_answers_503_when_the_database_is_down(client, monkeypa
 @contextmanager
 def queue_at(broker_url: str):
     """Jobs queued on `broker_url` instead of run inline, as the compose file has it."""
-    from decider.celery import app
+    from config.celery import app
 
     saved = app.conf.task_always_eager, app.conf.broker_url
     app.conf.task_always_eager, app.conf.broker_url = False, broker_url
@@ -96,7 +96,7 @@ def _settings_in_a_fresh_process(**env):
     return subprocess.run(
         [sys.executable, "-c", code],
         cwd=ROOT,
-        env={**clean, "DJANGO_SETTINGS_MODULE": "decider.settings", **env},
+        env={**clean, "DJANGO_SETTINGS_MODULE": "config.settings", **env},
         capture_output=True,
         text=True,
     )

@@ -15,7 +15,7 @@ from django.core.cache import cache
 from django.urls import reverse
 from django.views.defaults import server_error
 
-from decider import pdf, services
+from decider import pdf, services, tasks
 from decider.models import Assessment, ReportPdf
 from tests.factories import make_assessment
 
@@ -151,7 +151,7 @@ def test_chromium_is_closed_when_the_process_exits():
     script = """
 import json, os, sys
 sys.path.insert(0, sys.argv[1])
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "decider.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 import django
 django.setup()
 from decider import pdf
@@ -308,6 +308,11 @@ def test_a_failure_seen_at_once_is_the_full_page_with_503(client, shared, gate):
     assert failed.status_code == 503 and "could not be made" in failed.content.decode()
 
 
+def _ask(assessment, page: pdf.Page) -> bytes | None:
+    """As the view asks: the job goes to the queue (inline in the tests' worker fixture)."""
+    return pdf.report_pdf(assessment, page=page, enqueue=tasks.render_pdf.delay)
+
+
 def _page(view: str, **changes) -> pdf.Page:
     return pdf.Page(
         **{"token": view, "kind": "view", "language": "en"}
@@ -320,10 +325,10 @@ def test_the_same_pdf_asked_twice_at_once_is_printed_once(shared, gate, worker):
     assessment, _edit, view = shared
     services.assessment_score(assessment)  # as the link's page does before any PDF
     page = _page(view)
-    assert pdf.report_pdf(assessment, page=page) is None
-    assert pdf.report_pdf(assessment, page=page) is None
+    assert _ask(assessment, page) is None
+    assert _ask(assessment, page) is None
     gate.opened.set()
-    done = _until(lambda: pdf.report_pdf(assessment, page=page), bool)
+    done = _until(lambda: _ask(assessment, page), bool)
     assert done == FAKE_PDF
     assert len(gate.calls) == 1
     assert ReportPdf.objects.filter(assessment=assessment).count() == 1
@@ -335,28 +340,26 @@ def test_the_worker_prints_the_page_as_the_person_asked_for_it(shared, gate, wor
     services.assessment_score(assessment)  # as the link's page does before any PDF
     gate.opened.set()
     page = _page(view, language="zh-hans", currency="CNY", paper="letter")
-    _until(lambda: pdf.report_pdf(assessment, page=page), bool)
+    _until(lambda: _ask(assessment, page), bool)
     html = gate.calls[0]
     assert '<html lang="zh-Hans">' in html and "size: letter" in html
     assert "¥" in html.split("<body", 1)[1]  # amounts in the currency asked for
 
 
-def test_a_lost_job_is_asked_for_again_by_the_next_poll(shared, gate, worker, monkeypatch):
+def test_a_lost_job_is_asked_for_again_by_the_next_poll(shared, gate, worker):
     """A job the queue lost (Redis restarted, nothing on disk) stops being "on its way"
     after JOB_MARK_S; the next ask queues it again."""
     assessment, _edit, view = shared
     services.assessment_score(assessment)  # as the link's page does before any PDF
     page = _page(view)
-    lost = []
-    monkeypatch.setattr(pdf, "_enqueue", lost.append)  # queued into nowhere
-    assert pdf.report_pdf(assessment, page=page) is None
-    assert pdf.report_pdf(assessment, page=page) is None
+    lost: list[dict] = []
+    into_nowhere = lambda **job: lost.append(job)  # noqa: E731
+    assert pdf.report_pdf(assessment, page=page, enqueue=into_nowhere) is None
+    assert pdf.report_pdf(assessment, page=page, enqueue=into_nowhere) is None
     assert len(lost) == 1  # the second ask found it on its way
-    monkeypatch.undo()
-    monkeypatch.setattr(pdf, "html_to_pdf", gate)
     cache.delete(pdf.MARK % lost[0]["key"])  # JOB_MARK_S went by
     gate.opened.set()
-    done = _until(lambda: pdf.report_pdf(assessment, page=page), bool)
+    done = _until(lambda: _ask(assessment, page), bool)
     assert done == FAKE_PDF and len(gate.calls) == 1
 
 

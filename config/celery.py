@@ -9,7 +9,7 @@ import os
 
 from celery import Celery
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "decider.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 app = Celery("decider")
 app.config_from_object("django.conf:settings", namespace="CELERY")

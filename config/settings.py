@@ -85,8 +85,8 @@ MIDDLEWARE = [
     "simple_history.middleware.HistoryRequestMiddleware",
 ]
 
-ROOT_URLCONF = "decider.urls"
-WSGI_APPLICATION = "decider.wsgi.application"
+ROOT_URLCONF = "config.urls"
+WSGI_APPLICATION = "config.wsgi.application"
 
 TEMPLATES = [
     {
@@ -278,7 +278,7 @@ DECIDER_RATES = {
     "login": os.environ.get("DECIDER_RATE_LOGIN", "10/5m"),  # admin sign-in attempts
 }
 
-# Jobs (decider/celery.py, decider/tasks.py): Celery on Redis when CELERY_BROKER_URL is set;
+# Jobs (config/celery.py, decider/tasks.py): Celery on Redis when CELERY_BROKER_URL is set;
 # without one (`make run`, the tests) every job runs inline, in the request that asks for it.
 CELERY_TASK_DEFAULT_QUEUE = os.environ.get("DECIDER_QUEUE", "decider")
 CELERY_TASK_ALWAYS_EAGER = not os.environ.get("CELERY_BROKER_URL")
