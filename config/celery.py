@@ -1,4 +1,4 @@
-"""The job queue: Celery on Redis (README, "Jobs").
+"""The job queue: Celery on Redis (docs/OPERATIONS.md, "Jobs").
 
 PDFs and the rule-set impact preview are jobs: a web worker enqueues one and answers at
 once; a Celery worker runs it. Without `CELERY_BROKER_URL` (`make run`, the tests) every job

@@ -189,7 +189,7 @@ if envbool("DJANGO_SECURE_PROXY_SSL_HEADER", False):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 
 if not DEBUG:
-    # Production sits behind a TLS-terminating proxy (see README, Deployment).
+    # Production sits behind a TLS-terminating proxy (see docs/OPERATIONS.md, Deployment).
     SECURE_SSL_REDIRECT = envbool("DJANGO_SECURE_SSL_REDIRECT", True)
     SECURE_HSTS_SECONDS = envint("DJANGO_SECURE_HSTS_SECONDS", 60 * 60 * 24 * 365)
     SECURE_HSTS_INCLUDE_SUBDOMAINS = envbool("DJANGO_SECURE_HSTS_INCLUDE_SUBDOMAINS", True)
@@ -236,7 +236,7 @@ CHROMIUM_PATH = os.environ.get("DECIDER_CHROMIUM_PATH", "/usr/bin/chromium")
 # (decider/middleware.py), and tests/test_sharing.py checks that it refuses forged posts.
 SILENCED_SYSTEM_CHECKS = ["security.W003"]
 # security.W021 asks for HSTS preload, a commitment only the domain's owner can make
-# (README, Deployment): silent while DJANGO_SECURE_HSTS_PRELOAD is not set.
+# (docs/OPERATIONS.md, Deployment): silent while DJANGO_SECURE_HSTS_PRELOAD is not set.
 if not DEBUG and not SECURE_HSTS_PRELOAD:
     SILENCED_SYSTEM_CHECKS.append("security.W021")
 

@@ -1,4 +1,4 @@
-"""Errors reach an operator: Sentry, opt-in through SENTRY_DSN (README, "Errors").
+"""Errors reach an operator: Sentry, opt-in through SENTRY_DSN (docs/OPERATIONS.md, "Errors").
 
 What is sent never carries a link token: every string of an event and its breadcrumbs is
 redacted as the logs are (decider/logs.py), no local variables are sent, and no personal

@@ -104,7 +104,7 @@ def _settings_in_a_fresh_process(**env):
 
 def test_debug_is_off_and_hsts_preload_opt_in_when_nothing_is_set():
     result = _settings_in_a_fresh_process(DJANGO_SECRET_KEY="k" * 50)
-    # check --deploy's preload warning is silenced until then (README, Deployment).
+    # check --deploy's preload warning is silenced until then (docs/OPERATIONS.md, Deployment).
     assert result.stdout.split() == ["False", "False", "True"], result.stderr
 
 
@@ -195,11 +195,11 @@ def test_migration_0002_reverses_after_a_view_link_was_revoked():
 # --- backup and restore ---------------------------------------------------------------
 
 
-def test_the_readme_backup_leaves_out_the_pdf_cache_by_its_real_table_name():
+def test_the_manual_backup_leaves_out_the_pdf_cache_by_its_real_table_name():
     from decider.models import ReportPdf
 
-    readme = (ROOT / "README.md").read_text()
-    section = readme[readme.index("## Backup and restore") :].split("\n## ", 1)[0]
+    manual = (ROOT / "docs" / "OPERATIONS.md").read_text()
+    section = manual[manual.index("## Backup and restore") :].split("\n## ", 1)[0]
     table = ReportPdf._meta.db_table
     assert f"--exclude-table-data={table}" in section
     assert f"DELETE FROM {table};" in section
