@@ -12,7 +12,7 @@ PIP_TOOLS_PIP_VERSION := 26.3
 PIP_COMPILE = CUSTOM_COMPILE_COMMAND="make lock" $(TOOLS_VENV)/bin/pip-compile --quiet \
 	--strip-extras --allow-unsafe --no-emit-index-url --no-emit-find-links $(LOCK_ARGS)
 
-.PHONY: run admin test test-fast typecheck setup browser fonts lock lint format messages bench bench-pages wrk soak clean calibration
+.PHONY: run admin test test-fast test-postgres typecheck setup browser fonts lock lint format messages bench bench-pages wrk soak clean calibration
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -69,7 +69,13 @@ test: setup browser
 
 # The quick loop: no Chromium, no server process.
 test-fast: setup
-	$(BIN)/python -m pytest -m "not browser and not slow" $(PYTEST_ARGS)
+	HYPOTHESIS_PROFILE=$${HYPOTHESIS_PROFILE:-dev} $(BIN)/python -m pytest -m "not browser and not slow" $(PYTEST_ARGS)
+
+# CI's PostgreSQL pass: the tests that use the database, on PostgreSQL. The browser tests
+# and the tests without a database would repeat the SQLite pass of `make test` unchanged.
+POSTGRES_URL ?= postgres://postgres@127.0.0.1:5432/test
+test-postgres: setup
+	DATABASE_URL=$(POSTGRES_URL) $(BIN)/python -m pytest -m "database and not browser" $(PYTEST_ARGS)
 
 # mypy with django-stubs; the settings are in pyproject.toml ([tool.mypy]).
 typecheck: setup

@@ -1,4 +1,5 @@
 import os
+import subprocess
 from types import SimpleNamespace
 
 import pytest
@@ -6,19 +7,65 @@ from django.conf import settings
 from django.core.management import call_command
 from hypothesis import settings as hypothesis_settings
 
+from tests.examples import FULL
 from tests.factories import make_answers
 
 # Playwright's sync API runs an event loop in the test thread.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
 # The property tests draw the same examples on every run, so that a suite that passed here
-# passes in CI; HYPOTHESIS_PROFILE=explore draws new ones (and keeps what it finds) when
-# looking for trouble on purpose.
-hypothesis_settings.register_profile("repeatable", derandomize=True)
-hypothesis_settings.register_profile("explore", derandomize=False)
-hypothesis_settings.load_profile(
-    "explore" if os.environ.get("HYPOTHESIS_PROFILE") == "explore" else "repeatable"
-)
+# passes in CI. `ci` (the default, `make test`) draws the counts as written, `dev` (`make
+# test-fast`) a fifth of them (tests/examples.py); HYPOTHESIS_PROFILE=explore draws new ones
+# (and keeps what it finds) when looking for trouble on purpose.
+hypothesis_settings.register_profile("ci", max_examples=FULL, derandomize=True)
+hypothesis_settings.register_profile("dev", max_examples=FULL // 5, derandomize=True)
+hypothesis_settings.register_profile("explore", max_examples=FULL, derandomize=False)
+PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "ci")
+hypothesis_settings.load_profile(PROFILE if PROFILE in ("dev", "explore") else "ci")
+
+# What a test is, from the fixtures it takes: a live server or Chromium makes it a browser
+# test, a Celery worker a slow one (`make test-fast` leaves both out); the database fixtures
+# or mark make it a database test (the PostgreSQL pass of .ci/run runs those, and no browser).
+BROWSER_FIXTURES = {"live_server", "browser"}
+SLOW_FIXTURES = {"worker"}
+DATABASE_FIXTURES = {"db", "transactional_db"}
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        fixtures = set(getattr(item, "fixturenames", ()))
+        if fixtures & BROWSER_FIXTURES:
+            item.add_marker(pytest.mark.browser)
+        if fixtures & SLOW_FIXTURES:
+            item.add_marker(pytest.mark.slow)
+        if fixtures & DATABASE_FIXTURES or item.get_closest_marker("django_db"):
+            item.add_marker(pytest.mark.database)
+
+
+def is_probe(args) -> bool:
+    """The app's own quick look-ups, once per process: the fonts and Chromium's version for
+    the PDF cache's key (decider/pdf.py), the commit Sentry names a release by."""
+    command = [args] if isinstance(args, str) else list(args)
+    return os.path.basename(str(command[0])) in ("fc-list", "git") or command[1:] == ["--version"]
+
+
+@pytest.fixture(autouse=True)
+def _processes_only_in_marked_tests(request, monkeypatch):
+    """A test that starts a process (a server, Chromium, manage.py) is marked `slow` or
+    `browser`, so that the quick loop stays quick; an unmarked one fails and says so."""
+    if request.node.get_closest_marker("slow") or request.node.get_closest_marker("browser"):
+        return
+    start = subprocess.Popen.__init__
+
+    def refuse(self, args, *rest, **options):
+        if is_probe(args):
+            return start(self, args, *rest, **options)
+        pytest.fail(
+            f"{request.node.nodeid} starts a process ({args!r}): mark it slow or browser",
+            pytrace=False,
+        )
+
+    monkeypatch.setattr(subprocess.Popen, "__init__", refuse)
 
 
 @pytest.fixture(scope="session")

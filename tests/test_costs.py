@@ -32,6 +32,7 @@ from decider.engine.figures import (
     figures_values,
 )
 from decider.engine.questionnaire import GPU_MODELS
+from tests.examples import examples
 from tests.factories import make_cost_answers as make_answers
 from tests.factories import make_figures, shipped_figure_rows, shipped_figures
 
@@ -427,7 +428,7 @@ def test_it_prorates_a_fractional_lead_time():
 
 
 @given(answers=answers_strategy)
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 def test_it_makes_hybrid_the_pure_options_at_both_ends(answers):
     costs = costs_compute(answers=answers, figures=DEFAULTS)
     curve = costs["hybrid_curve"]
@@ -472,7 +473,7 @@ moved_figures = st.fixed_dictionaries(
 
 
 @given(answers=large_answers, moved=moved_figures)
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 def test_the_hybrid_search_finds_the_cheapest_of_every_base(answers, moved):
     params = {**figures_values(DEFAULTS), **moved}
     every = hybrid_bases(params, answers)
@@ -485,7 +486,7 @@ def test_the_hybrid_search_finds_the_cheapest_of_every_base(answers, moved):
 
 
 @given(answers=large_answers, moved=moved_figures)
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 def test_the_per_hour_line_from_two_points_is_every_point_priced(answers, moved):
     """The per-hour curves price utilization 0 and 1 and draw the line between: each
     total must be linear in utilization, so pricing every point gives the same curves."""
@@ -624,7 +625,7 @@ def test_it_reports_cost_per_useful_gpu_hour():
 
 
 @given(answers=answers_strategy, low=st.floats(0, 1), high=st.floats(0, 1))
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 def test_it_charges_more_cloud_for_more_utilization(answers, low, high):
     low, high = sorted((low, high))
     cheap = costs_compute(
@@ -637,21 +638,21 @@ def test_it_charges_more_cloud_for_more_utilization(answers, low, high):
 
 
 @given(answers=answers_strategy)
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 def test_it_makes_onprem_gpu_hours_cheaper_with_utilization(answers):
     onprem = costs_compute(answers=answers, figures=DEFAULTS)["per_hour"]["onprem"][1:]
     assert all(later <= earlier for earlier, later in zip(onprem, onprem[1:], strict=False))
 
 
 @given(answers=answers_strategy)
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 def test_it_never_picks_a_hybrid_worse_than_both_pure_options(answers):
     totals = costs_compute(answers=answers, figures=DEFAULTS)["totals"]
     assert totals["hybrid"] <= min(totals["onprem"], totals["cloud_on_demand"]) + 1e-6
 
 
 @given(answers=answers_strategy)
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 def test_it_ends_each_cumulative_series_at_its_total(answers):
     costs = costs_compute(answers=answers, figures=DEFAULTS)
     for key in OPTIONS:
@@ -745,7 +746,7 @@ def test_a_gpu_sold_only_in_full_servers_or_a_growing_demand_keeps_whole_servers
 
 
 @given(answers=large_answers, moved=moved_figures)
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 def test_the_break_even_read_between_the_turns_is_where_the_totals_meet(answers, moved):
     """With GPUs owned already the gap bends where the mean passes them: the utilization
     found between the turns makes the two totals equal, and none is found only when they

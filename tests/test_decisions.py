@@ -16,6 +16,7 @@ from decider.engine import markets, questionnaire, scoring
 from decider.engine.batch import recommendations_batch
 from decider.engine.evaluation import answers_evaluate
 from decider.engine.outcomes import OUTCOMES
+from tests.examples import examples
 from tests.factories import make_answers, shipped_figures, shipped_rulebook
 
 RULES = shipped_rulebook()
@@ -230,7 +231,7 @@ def answers_documents(draw):
 
 
 @settings(
-    max_examples=1500,
+    max_examples=examples(1500),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )

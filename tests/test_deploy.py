@@ -67,6 +67,7 @@ def test_the_database_waits_for_a_healthy_postgres():
     assert COMPOSE["services"]["app"]["environment"]["DATABASE_URL"].startswith("postgres://")
 
 
+@pytest.mark.slow
 def test_production_refuses_to_start_without_a_secret_key():
     env = compose_env()
     del env["DJANGO_SECRET_KEY"]
@@ -100,6 +101,7 @@ def gunicorn_option(command: list[str], name: str) -> str:
     return next(arg.split("=", 1)[1] for arg in command if arg.startswith(f"--{name}="))
 
 
+@pytest.mark.slow
 def test_the_proxy_compresses_no_page_that_can_carry_a_link_token():
     """BREACH: a compressed body that holds a secret beside text the client chose leaks
     the secret through its length. Link pages, the home page (recent links), "my
@@ -116,12 +118,14 @@ def test_the_proxy_compresses_no_page_that_can_carry_a_link_token():
     assert storage == "whitenoise.storage.CompressedManifestStaticFilesStorage"
 
 
+@pytest.mark.slow
 def test_check_deploy_is_clean_with_the_compose_settings():
     result = manage("check", "--deploy", "--fail-level", "WARNING", env=compose_env())
     assert result.returncode == 0, result.stdout + result.stderr
     assert "no issues" in result.stdout
 
 
+@pytest.mark.slow
 def test_no_check_is_silenced_that_the_operations_manual_does_not_justify():
     manual = (ROOT / "docs" / "OPERATIONS.md").read_text()
     deployment = manual[manual.index("## Deployment") :].split("\n## ", 1)[0]
@@ -168,6 +172,7 @@ def test_one_variable_names_a_real_domain_everywhere():
     assert env["DJANGO_CSRF_TRUSTED_ORIGINS"] == "https://decider.example.com"
 
 
+@pytest.mark.slow
 def test_the_workers_share_rate_limit_counters_and_see_the_client_the_proxy_saw():
     assert SERVICES["redis"]["image"].startswith("redis:")
     assert APP["depends_on"]["redis"]["condition"] == "service_healthy"
@@ -175,6 +180,7 @@ def test_the_workers_share_rate_limit_counters_and_see_the_client_the_proxy_saw(
     assert settings_value("DECIDER_BEHIND_PROXY", compose_env()) is True
 
 
+@pytest.mark.slow
 def test_the_proxy_header_is_trusted_only_when_compose_says_a_proxy_is_there():
     assert APP["environment"]["DJANGO_SECURE_PROXY_SSL_HEADER"] == "true"
     trusted = ["HTTP_X_FORWARDED_PROTO", "https"]
@@ -204,6 +210,7 @@ def test_the_app_runs_with_an_init_and_a_timeout_above_its_longest_request():
     assert int(gunicorn_option(APP["command"], "timeout")) >= 30
 
 
+@pytest.mark.slow
 def test_the_worker_and_scheduler_run_the_apps_image_after_its_migrations():
     for service in (WORKER, SCHEDULER):
         assert service["image"] == APP["image"] and service["environment"] == APP["environment"]
@@ -470,6 +477,7 @@ def test_caddy_itself_reads_the_caddyfile(tls):
     assert dropped == {f: {"filter": "delete"} for f in ("request>uri", "request>headers>Referer")}
 
 
+@pytest.mark.slow
 def test_a_sqlite_database_logs_ahead_and_syncs_every_commit(tmp_path):
     # `make run`'s database: saves append to a write-ahead log (pages read while a save
     # writes), and every commit reaches the disk.
@@ -484,6 +492,7 @@ def test_a_sqlite_database_logs_ahead_and_syncs_every_commit(tmp_path):
     assert done.stdout.strip().splitlines()[-1] == "['wal', 2]"  # 2: FULL
 
 
+@pytest.mark.slow
 def test_the_apps_processes_run_numpy_on_one_thread_each():
     # Spinning OpenBLAS threads doubled an API create's CPU in a gunicorn worker; the workers
     # are the parallelism. The setting must come before numpy loads, and the operator's wins.

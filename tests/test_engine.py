@@ -5,6 +5,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from decider.engine.evaluation import answers_evaluate
 from tests.factories import make_answers, shipped_figures, shipped_rulebook
 
@@ -44,6 +46,7 @@ print(sorted(name for name in sys.modules if name.split(".")[0] == "django"))
 """
 
 
+@pytest.mark.slow
 def test_the_engine_scores_and_costs_where_django_cannot_be_imported():
     answers = make_answers("research_lab")
     here = answers_evaluate(answers=answers, rulebook=shipped_rulebook(), figures=shipped_figures())

@@ -15,6 +15,7 @@ from decider.models import Assessment, Criterion, RuleSet
 from decider.personas import PRESETS
 from decider.rulesets import ruleset_export, ruleset_import, ruleset_rulebook
 from decider.services import assessment_score
+from tests.examples import examples
 from tests.factories import make_answers, make_assessment, shipped_rulebook, varied_answers
 
 SHIPPED = shipped_rulebook()
@@ -107,7 +108,7 @@ rows_st = st.lists(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(rulebook=rulebooks(), rows=rows_st)
 def test_it_matches_answers_score_on_generated_rule_books(rulebook, rows):
     assert recommendations_batch(answers_rows=rows, rulebook=rulebook) == one_by_one(rows, rulebook)

@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("decider", "config")
 
@@ -91,6 +93,7 @@ def test_the_circle_finder_finds_a_circle():
     assert circles(graph) == [["a", "b", "c"]]
 
 
+@pytest.mark.slow
 def test_the_engine_imports_without_django_or_celery():
     """The rule engine and cost model are plain Python: scripts and benchmarks load them
     without the web framework or the job queue."""

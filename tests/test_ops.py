@@ -102,12 +102,14 @@ def _settings_in_a_fresh_process(**env):
     )
 
 
+@pytest.mark.slow
 def test_debug_is_off_and_hsts_preload_opt_in_when_nothing_is_set():
     result = _settings_in_a_fresh_process(DJANGO_SECRET_KEY="k" * 50)
     # check --deploy's preload warning is silenced until then (docs/OPERATIONS.md, Deployment).
     assert result.stdout.split() == ["False", "False", "True"], result.stderr
 
 
+@pytest.mark.slow
 def test_without_debug_a_missing_secret_key_is_refused_with_a_hint():
     result = _settings_in_a_fresh_process()
     assert result.returncode != 0
@@ -115,12 +117,14 @@ def test_without_debug_a_missing_secret_key_is_refused_with_a_hint():
     assert "DJANGO_DEBUG=true" in result.stderr
 
 
+@pytest.mark.slow
 def test_development_asks_for_debug_and_needs_no_secret_key():
     result = _settings_in_a_fresh_process(DJANGO_DEBUG="true")
     assert result.returncode == 0, result.stderr
     assert result.stdout.split()[0] == "True"
 
 
+@pytest.mark.slow
 def test_hsts_preload_is_on_only_when_asked_for():
     result = _settings_in_a_fresh_process(
         DJANGO_SECRET_KEY="k" * 50, DJANGO_SECURE_HSTS_PRELOAD="true"

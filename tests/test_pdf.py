@@ -433,6 +433,7 @@ def test_a_chinese_pdf_without_a_chinese_font_is_served_but_not_cached(
     assert not pdf._fonts_ok(TINY_PAGE % "§四.1", assessment)
 
 
+@pytest.mark.slow
 def test_make_run_make_test_and_the_image_install_the_chinese_fonts():
     for target in ("run", "test", "bench"):
         plan = subprocess.run(

@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 from decider.engine.scoring import HardConstraint, RuleBook, answers_score
 from decider.engine.text import Text
 from decider.services import evaluate_now
+from tests.examples import examples
 from tests.factories import make_answers, make_band, make_rule, shipped_figures, shipped_rulebook
 
 
@@ -144,7 +145,7 @@ def rulebook():
     return shipped_rulebook(), shipped_figures("h100")
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     persona=st.sampled_from(["research_lab", "startup", "growth", "inference"]),
     low=st.floats(0, 100),

@@ -12,6 +12,7 @@ from decider.engine.scoring import Band, HardConstraint, Rule, RuleBook, answers
 from decider.engine.sensitivity import Sensitivity, weight_sensitivity
 from decider.engine.text import Text
 from decider.personas import PRESETS
+from tests.examples import examples
 from tests.factories import VERDICTS, make_answers, shipped_rulebook, varied_answers
 
 SHIPPED = shipped_rulebook()
@@ -194,7 +195,7 @@ def books_and_answers(draw):
     return RuleBook(version=1, rules=rules, constraints=constraints), answers
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(books_and_answers())
 def test_it_holds_on_generated_rule_books(book_answers):
     book, answers = book_answers

@@ -11,6 +11,7 @@ from decider.charts import plan_sentence
 from decider.engine.costs import costs_compute
 from decider.engine.questionnaire import answers_validate
 from decider.engine.stages import Future, plan_compute
+from tests.examples import examples
 from tests.factories import (
     GROWTH_YEARS,
     make_answers,
@@ -317,7 +318,7 @@ def test_with_no_fall_given_waiting_prices_today_s_prices_as_every_section_does(
     assert held["suggested"] == {"cloud_fall_pct_per_year": 10, "hardware_fall_pct_per_year": 10}
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     future=st.builds(
         Future,

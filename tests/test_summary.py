@@ -193,6 +193,7 @@ CTO_CASES = [
         ("zh-CN", ("决策摘要", "前期资本支出", "下一步", "每月运行成本")),
     ],
 )
+@pytest.mark.browser
 def test_the_three_cto_cases_read_as_a_decision_on_page_one_of_the_pdf(
     client, rules, accept, words
 ):

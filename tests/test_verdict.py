@@ -18,6 +18,7 @@ from decider.engine.evaluation import answers_evaluate, answers_plan
 from decider.engine.outcomes import OUTCOMES
 from decider.models import Assessment
 from decider.summary import extra_cost_sentence
+from tests.examples import examples
 from tests.factories import (
     FIXTURES,
     make_answers,
@@ -154,7 +155,7 @@ def test_the_shipped_decisive_weight_outweighs_every_answer_that_may_not_overrid
         assert lead > against, (cheapest, other)
 
 
-@PROPERTY(max_examples=150)
+@PROPERTY(max_examples=examples(150))
 @given(answers=answers_documents())
 def test_the_headline_is_the_decisive_option_or_the_page_says_what_it_costs_extra(answers):
     evaluation = evaluate(answers)
@@ -328,7 +329,7 @@ def test_an_admin_s_overriding_flag_survives_export_and_import(rules):
 # --- one future: the cost section and the plan price the cloud alike --------------------
 
 
-@PROPERTY(max_examples=120)
+@PROPERTY(max_examples=examples(120))
 @given(
     answers=answers_documents(),
     fall=st.sampled_from([0.0, 10.0, 35.0]),
@@ -453,7 +454,7 @@ def test_a_cloud_headline_gets_a_plan_that_rents():
     assert [stage["action"] for stage in plan["chosen"]] == ["rent"]
 
 
-@PROPERTY(max_examples=100)
+@PROPERTY(max_examples=examples(100))
 @given(answers=answers_documents())
 def test_the_plan_recommended_owns_exactly_when_the_headline_does(answers):
     answers.pop("growth_pct", None)  # today's demand: the headline and the plan see one future
@@ -466,7 +467,7 @@ def test_the_plan_recommended_owns_exactly_when_the_headline_does(answers):
         assert owned
 
 
-@PROPERTY(max_examples=60)
+@PROPERTY(max_examples=examples(60))
 @given(answers=answers_documents())
 def test_with_no_capital_available_nothing_is_bought_outright(answers):
     answers = {**answers, "capex_available": False}
