@@ -19,7 +19,7 @@ from django.utils.functional import lazy
 from django.utils.translation import get_language, gettext, gettext_lazy, gettext_noop
 from django.utils.translation import gettext_lazy as _
 
-from decider.engine import fleet, markets, odds, questionnaire, sizing
+from decider.engine import fleet, gpus, markets, odds, questionnaire, sizing
 from decider.engine.figures import ADJUSTABLE_NAMES, FIGURES, Figure
 from decider.models import NAME_MAX_LENGTH
 from decider.templatetags.decider_tags import month_text
@@ -114,7 +114,7 @@ def _gpu_model_choices(
 ) -> tuple[tuple[str, str], ...]:
     speeds: dict[tuple[str, str], float] = {}
     for model, name, value in rows:
-        speeds[(model or "h100", name)] = value  # the generic row is the H100 itself
+        speeds[(model or gpus.DEFAULT, name)] = value  # the generic row is the H100 itself
     choices = []
     for value, label in questionnaire.GPU_MODELS:
         where = " / ".join(
@@ -296,7 +296,7 @@ class FiguresStepForm(StepForm):
         """The GPUs of this model owned already: shown when the saved `owned` is none, or
         one entry of this model (a longer list, sent through the API, is left as it is)."""
         owned = saved.get("owned") or []
-        model = saved.get("gpu_model", "h100")
+        model = saved.get("gpu_model") or gpus.DEFAULT
         if len(owned) > 1 or (owned and owned[0]["gpu_model"] != model):
             return
         entry = owned[0] if owned else {}
@@ -348,7 +348,7 @@ class FiguresStepForm(StepForm):
         gpus = self.cleaned_data.get("owned_gpus")
         if not gpus:
             return {"owned": None, "owned_as_of": None}
-        model = self.saved.get("gpu_model", "h100")
+        model = self.saved.get("gpu_model") or gpus.DEFAULT
         owned = [
             {"gpu_model": model, "gpus": int(gpus), "bought": self.cleaned_data["owned_bought"]}
         ]

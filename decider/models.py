@@ -15,7 +15,7 @@ from django.utils.translation import gettext_lazy as _
 from simple_history.models import HistoricalRecords
 
 from decider import caching
-from decider.engine import scoring
+from decider.engine import gpus, scoring
 from decider.engine.figures import Figure, figures_select
 from decider.engine.markets import DEFAULT_MARKET, MARKETS, market_of
 from decider.engine.scoring import SCORE_MAX, SCORE_MIN, Result, result_from_dict
@@ -274,7 +274,7 @@ class Assumption(models.Model):
 
     @classmethod
     def rows_for_answers(cls, answers: Mapping[str, Any]) -> PriceRows:
-        return cls.price_rows(answers.get("gpu_model", "h100"), market_of(answers).key)
+        return cls.price_rows(answers.get("gpu_model") or gpus.DEFAULT, market_of(answers).key)
 
 
 def token_hash(token: str) -> str:

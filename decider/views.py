@@ -30,7 +30,7 @@ from django_ratelimit.exceptions import Ratelimited
 
 from decider import caching, limits, pdf, report, services, tasks
 from decider import method as decider_method
-from decider.engine import questionnaire, sizing
+from decider.engine import gpus, questionnaire, sizing
 from decider.engine.costs import CURRENCIES
 from decider.engine.figures import Figure
 from decider.engine.markets import market_of
@@ -257,7 +257,7 @@ def _step_form(step: questionnaire.Step, assessment: Assessment, data: Any = Non
     if issubclass(form_class, FiguresStepForm):
         # The figures the result is scored with: the pinned ones once scored.
         figures = services.pinned_figures(assessment) or Assumption.for_gpu_model(
-            assessment.answers.get("gpu_model", "h100"), market_of(assessment.answers).key
+            assessment.answers.get("gpu_model") or gpus.DEFAULT, market_of(assessment.answers).key
         )
         return form_class(data, figures=figures, **drawn)
     return form_class(data, **drawn)
@@ -369,10 +369,11 @@ def size_work(request: HttpRequest, token: str) -> HttpResponse:
     step, where they can be changed like any answer."""
     assessment = _get_assessment(token, defer=DRAWN_ONLY)
     form = WorkForm(request.POST if request.method == "POST" else None)
-    gpu_model = assessment.answers.get("gpu_model", "h100")
+    model = gpus.gpu(assessment.answers.get("gpu_model"))
+    gpu_model = model.key
     context: dict[str, Any] = {"token": token, "assessment": assessment, "form": form}
-    context["chip"] = sizing.CHIPS.get(gpu_model, sizing.CHIPS["h100"])
-    context["gpu_name"] = _(dict(questionnaire.GPU_MODELS).get(gpu_model, gpu_model))
+    context["chip"] = model.chip
+    context["gpu_name"] = model.label
     if request.method == "POST" and form.is_valid():
         training, inference, _errors = sizing.workload_parse(form.work())
         sized = sizing.size(gpu_model=gpu_model, training=training, inference=inference)

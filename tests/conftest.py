@@ -186,6 +186,9 @@ def worker(transactional_db):
 
     assert app.conf.broker_url == "memory://"  # never a broker this machine runs
     crashed: list[BaseException] = []
+    # A queued job is taken within 50 ms, not the transport's default second.
+    options = app.conf.broker_transport_options
+    app.conf.broker_transport_options = {**options, "polling_interval": 0.05}
     setup_app_for_worker(app, "WARNING", None)
     controller = TestWorkController(
         app=app,
@@ -217,3 +220,4 @@ def worker(transactional_db):
         state.should_terminate = 0
         thread.join(30)
         state.should_terminate = None
+        app.conf.broker_transport_options = options

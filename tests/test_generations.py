@@ -6,8 +6,8 @@ from dataclasses import replace
 
 import pytest
 
-from decider.engine import generations
-from decider.engine.generations import NEXT, Generation
+from decider.engine import gpus
+from decider.engine.gpus import GPUS, Generation
 from decider.engine.stages import Future, plan_compute
 from decider.engine.text import Text
 from tests.factories import make_cost_answers, shipped_figures
@@ -34,7 +34,7 @@ TWIN = Generation(
 
 def _next(monkeypatch=None, generation=None, *, answers=None, ranges=None, **figures):
     if generation is not None:
-        monkeypatch.setitem(NEXT, ("global", "h100"), generation)
+        monkeypatch.setitem(GPUS, "h100", replace(GPUS["h100"], next={"global": generation}))
     return plan_compute(
         answers=answers
         or make_cost_answers(gpus=64, utilization=0.8, horizon_months=60, team_fte=1.0),
@@ -53,7 +53,7 @@ def _switches(found):
     ("model", "successor"), [("a100", "h100"), ("h100", "b200"), ("h200", "b200")]
 )
 def test_the_ratios_are_the_shipped_price_sets_own_where_both_models_are_in_it(model, successor):
-    generation = NEXT[("global", model)]
+    generation = gpus.next_generation("global", model)
     before, after = shipped_figures(model), shipped_figures(successor)
 
     def ratio(name):
@@ -162,7 +162,7 @@ def test_no_next_generation_when_data_may_not_leave():
 
 
 def test_no_next_generation_where_none_can_be_bought():
-    assert generations.next_generation("cn", "h20") is None
+    assert gpus.next_generation("cn", "h20") is None
     plan = plan_compute(
         answers=make_cost_answers(gpus=64, utilization=0.8, prices_in="CNY"),
         figures=shipped_figures("h20", market="cn"),

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from decider.engine import costs, markets, odds, questionnaire, scoring, stages, verdict
+from decider.engine import costs, gpus, markets, odds, questionnaire, scoring, stages, verdict
 from decider.engine.figures import Figure, figures_for_fleet, figures_with_overrides
 from decider.engine.fleet import fleet_of
 from decider.engine.text import Text
@@ -229,7 +229,7 @@ def answers_plan(
         figures=figures,
         future=stages.future_of(answers),
         currency=currency,
-        gpu_model=answers.get("gpu_model", "h100"),
+        gpu_model=answers.get("gpu_model") or gpus.DEFAULT,
         market=markets.market_of(answers).key,
         ranges=odds.ranges_of(answers.get("uncertainty")),
         seed=seed,

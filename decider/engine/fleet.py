@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
+from decider.engine.gpus import DEFAULT as DEFAULT_GPU_MODEL
 from decider.engine.i18n import gettext
 
 MAX_ENTRIES = 20
@@ -99,7 +100,7 @@ def fleet_of(answers: Mapping[str, Any]) -> Fleet:
     """The fleet checked answers describe (none when they list no GPUs owned)."""
     entries = answers.get("owned") or []
     until = month_of(answers.get("owned_as_of")) or (date.today().year, date.today().month)
-    model = answers.get("gpu_model", "h100")
+    model = answers.get("gpu_model") or DEFAULT_GPU_MODEL
     mine = [entry for entry in entries if entry["gpu_model"] == model]
     others = tuple(entry for entry in entries if entry["gpu_model"] != model)
     gpus = sum(entry["gpus"] for entry in mine)

@@ -1,5 +1,6 @@
 """Where the compute runs. Each market has its own dated, sourced price set, written in its
-own currency (fixtures/assumptions.json, edited in the admin), and the GPU models sold there.
+own currency (fixtures/assumptions.json, edited in the admin), and the GPU models sold there
+(engine/gpus.py says which).
 
 The cost model computes in the market's currency; the pages convert once, on the way out,
 at the dated rate (the `usd_cny` figure). Answers without a market are priced as before
@@ -12,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from decider.engine import gpus
 from decider.engine.text import Text
 
 
@@ -20,7 +22,11 @@ class Market:
     key: str
     currency: str  # what its price set is written in
     label: Text
-    gpu_models: tuple[str, ...]  # those with a price set in this market
+
+    @property
+    def gpu_models(self) -> tuple[str, ...]:
+        """The GPU models with a price set in this market (engine/gpus.py)."""
+        return gpus.in_market(self.key)
 
 
 MARKETS: dict[str, Market] = {
@@ -30,13 +36,11 @@ MARKETS: dict[str, Market] = {
             "global",
             "USD",
             Text("Outside mainland China (global prices)", "中国大陆以外（国际价格）"),
-            ("h100", "h200", "b200", "a100", "l40s"),
         ),
         Market(
             "cn",
             "CNY",
             Text("Mainland China", "中国大陆"),
-            ("h20", "l20", "ascend_910b", "h800", "a800", "h100"),
         ),
     )
 }

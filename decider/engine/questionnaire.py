@@ -13,11 +13,11 @@ Messages copy the wording of Django's form fields, so the wizard, the API and
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from decider.engine import markets
+from decider.engine import gpus, markets
 from decider.engine.demand import Demand
 from decider.engine.figures import is_finite, key_text, overrides_validate, value_text
 from decider.engine.i18n import gettext, gettext_noop
@@ -26,19 +26,8 @@ from decider.engine.text import number_text
 
 Kind = Literal["choice", "bool", "int", "float"]
 
-GPU_MODELS: tuple[tuple[str, str], ...] = (
-    ("h100", "NVIDIA H100"),
-    ("h200", "NVIDIA H200"),
-    ("b200", "NVIDIA B200"),
-    ("a100", "NVIDIA A100"),
-    ("l40s", "NVIDIA L40S"),
-    # Sold in mainland China (decider/engine/markets.py says which market prices which).
-    ("h20", "NVIDIA H20"),
-    ("l20", "NVIDIA L20"),
-    ("ascend_910b", "Huawei Ascend 910B"),
-    ("h800", "NVIDIA H800"),
-    ("a800", "NVIDIA A800"),
-)
+# (key, name) of every GPU model a market offers, read from engine/gpus.py when asked.
+GPU_MODELS: Sequence[tuple[str, str]] = gpus.Choices()
 MARKET_CHOICES: tuple[tuple[str, str], ...] = (
     ("global", gettext_noop("Outside mainland China (global prices)")),
     ("cn", gettext_noop("Mainland China")),
@@ -54,7 +43,7 @@ class Question:
     kind: Kind
     label: str
     help: str = ""
-    choices: tuple[tuple[str, str], ...] = ()
+    choices: Sequence[tuple[str, str]] = ()
     min: float | None = None
     max: float | None = None
     unit: str = ""

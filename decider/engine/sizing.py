@@ -30,10 +30,12 @@ Plain Python: no Django, no database. `decider.models` passes the GPU model and 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from decider.engine import throughput
+from decider.engine import gpus, throughput
+from decider.engine.gpus import Chip, Chips
 
 SECONDS_PER_DAY = 86_400
 DAYS_PER_YEAR = 365
@@ -138,7 +140,7 @@ DECODE_EFFICIENCY = _c(
 
 A100_TRAIN_MFU = _c(
     "train_mfu_a100",
-    0.476,
+    gpus.A100_TRAIN_MFU,
     "share of dense BF16 peak",
     "Touvron et al. 2023, LLaMA (arXiv 2302.13971), §2.4: the 65B model ran at about 380 "
     "tokens/s per A100-80GB (6 × 65.2B × 380 = 149 TFLOP/s of 312): used on A100 and A800 when "
@@ -192,82 +194,7 @@ CONVERSIONS: tuple[Conversion, ...] = (
     DECODE_EFFICIENCY,
 )
 PRECISIONS = ("bf16", "fp8")
-
-
-@dataclass(frozen=True)
-class Chip:
-    """One GPU model's datasheet figures: dense BF16 peak, memory and its bandwidth."""
-
-    tflops: float
-    memory_gb: float
-    bandwidth_tbs: float
-    source: str
-    as_of: str
-    fp8: bool = True  # FP8 tensor cores (Hopper, Ada, Blackwell); the rest train in BF16
-    train_mfu: float | None = None  # a dense run's MFU on it, when not TRAIN_MFU
-
-
-CHIPS: dict[str, Chip] = {
-    "h100": Chip(
-        989.5, 80, 3.35, "NVIDIA H100 SXM datasheet (BF16 1,979 TFLOPS with sparsity)", "2024-01-01"
-    ),
-    "h200": Chip(
-        989.5, 141, 4.8, "NVIDIA H200 SXM datasheet: the H100's compute, 141 GB HBM3e", "2024-11-01"
-    ),
-    "b200": Chip(
-        2250,
-        180,
-        8.0,
-        "NVIDIA DGX B200 datasheet: 72 PFLOPS FP8 training and 1,440 GB for 8 GPUs; BF16 dense half of FP8 dense",
-        "2025-03-01",
-    ),
-    "a100": Chip(
-        312,
-        80,
-        2.04,
-        "NVIDIA A100 80GB SXM datasheet (BF16 312 TFLOPS dense)",
-        "2021-06-01",
-        fp8=False,
-        train_mfu=A100_TRAIN_MFU.value,
-    ),
-    "l40s": Chip(
-        362, 48, 0.864, "NVIDIA L40S datasheet (BF16 733 TFLOPS with sparsity)", "2023-10-01"
-    ),
-    "h20": Chip(
-        148,
-        96,
-        4.0,
-        "NVIDIA H20 specifications as reported (148 dense BF16 TFLOPS, 96 GB HBM3, 4.0 TB/s)",
-        "2024-06-01",
-    ),
-    "l20": Chip(
-        119.5,
-        48,
-        0.864,
-        "NVIDIA L20 specifications as reported (119.5 TFLOPS FP16, 48 GB GDDR6)",
-        "2024-06-01",
-    ),
-    "ascend_910b": Chip(
-        320,
-        64,
-        1.6,
-        "Estimate: press reports of about 320 TFLOPS FP16 and 64 GB HBM2e; no datasheet published",
-        "2024-06-01",
-        fp8=False,
-    ),
-    "h800": Chip(
-        989.5, 80, 3.35, "The H100 SXM's chip and memory, NVLink cut to 400 GB/s", "2024-01-01"
-    ),
-    "a800": Chip(
-        312,
-        80,
-        2.04,
-        "The A100 80GB's chip and memory, NVLink cut to 400 GB/s",
-        "2023-01-01",
-        fp8=False,
-        train_mfu=A100_TRAIN_MFU.value,
-    ),
-}
+CHIPS: Mapping[str, Chip] = Chips()  # every offered GPU model's datasheet (engine/gpus.py)
 
 
 @dataclass(frozen=True)
@@ -708,7 +635,7 @@ def answers_sized(raw: Any) -> tuple[Any, dict[str, Any] | None, dict[str, str]]
     training, inference, errors = workload_parse(raw.pop("work"))
     if errors:
         return raw, None, errors
-    gpu_model = raw.get("gpu_model", "h100")
+    gpu_model = raw.get("gpu_model") or gpus.DEFAULT
     if gpu_model not in CHIPS:
         return raw, None, {}  # the answers' own check names the GPU model in error
     sized = size(gpu_model=gpu_model, training=training, inference=inference)

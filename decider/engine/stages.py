@@ -30,7 +30,7 @@ Buy now or wait: the first stage's GPUs owned from the first month they can run,
 ordered 3 to 24 months later, over the same future (the answers' falls of cloud and server
 prices; none given, today's hold), and the share of the odds' draws in which each wait
 costs less. Each wait is a path the search weighed, so none costs less than its plan. The
-GPU model's published path (`PRICE_PATHS`) is shown as what the answers may give.
+GPU model's published path (`engine/gpus.py`) is shown as what the answers may give.
 
 Plain Python and numpy: no Django.
 """
@@ -59,7 +59,7 @@ from decider.engine.costs import (
     team_employed,
 )
 from decider.engine.figures import Figure, figures_values
-from decider.engine.generations import Generation, next_generation
+from decider.engine.gpus import DEFAULT, Generation, PricePath, gpu, next_generation
 from decider.engine.i18n import gettext
 from decider.engine.markets import currency_rate
 
@@ -153,89 +153,6 @@ def years_given(raw: Any) -> tuple[tuple[tuple[float, float], ...], tuple[str, s
 
 def _number(value: Any) -> bool:
     return not isinstance(value, bool) and isinstance(value, int | float) and math.isfinite(value)
-
-
-# --- prices over time, per GPU model -----------------------------------------------------
-
-
-@dataclass(frozen=True)
-class PricePath:
-    """How a GPU model's prices move: cloud GPU-hours and servers, each a share a year."""
-
-    cloud_fall_pct: float
-    hardware_fall_pct: float
-    source: str
-    as_of: str
-    source_zh: str = ""
-
-
-_MATURE = PricePath(
-    10.0,
-    10.0,
-    "Estimate: H100 rental fell from above $8 (2023) to about $2 an hour (2025), then rose "
-    "from $1.70 to $2.35 (Oct 2025 to Mar 2026, the shipped reserved index): the steep fall of "
-    "a generation's first two years is over; 10 % a year for rental and for servers as the "
-    "next generation ships",
-    "2026-12-04",
-    "估计：H100 租用价格从 2023 年每小时 8 美元以上降至 2025 年约 2 美元，又从 1.70 美元回升至 2.35 美元"
-    "（2025 年 10 月至 2026 年 3 月，随附的预留价格指数）：一代产品头两年的急跌已经过去；租用和服务器价格"
-    "随下一代出货每年约降 10 %",
-)
-PRICE_PATHS: dict[str, PricePath] = {
-    "h100": _MATURE,
-    "h800": _MATURE,
-    "l40s": _MATURE,
-    "h200": PricePath(
-        15.0,
-        12.0,
-        "Estimate: a year younger than the H100, its rental prices still falling as B200 "
-        "capacity arrives",
-        "2026-12-04",
-        "估计：比 H100 晚一年，随着 B200 产能到位，其租用价格仍在下降",
-    ),
-    "b200": PricePath(
-        20.0,
-        15.0,
-        "Estimate: the newest generation priced here; a generation's rental price falls "
-        "fastest in its first two years (the H100's about halved a year in 2023–2025)",
-        "2026-12-04",
-        "估计：这里定价的最新一代；一代产品的租用价格在头两年下降最快（H100 在 2023–2025 年每年约减半）",
-    ),
-    "a100": PricePath(
-        5.0,
-        5.0,
-        "Estimate: two generations old, near its floor",
-        "2026-12-04",
-        "估计：已落后两代，价格接近底部",
-    ),
-    **{
-        model: PricePath(
-            5.0,
-            5.0,
-            "Estimate: export controls keep supply short in mainland China, so prices there "
-            "have not followed the global fall",
-            "2026-12-04",
-            "估计：出口管制使中国大陆供应紧张，那里的价格没有跟随全球下降",
-        )
-        for model in ("h20", "l20", "ascend_910b", "ascend_910c", "a800")
-    },
-    # Successors (engine/generations.py) with no price set of their own.
-    "rubin": PricePath(
-        20.0,
-        15.0,
-        "Estimate: as the B200, a new generation's rental price falls fastest in its first "
-        "two years",
-        "2026-12-04",
-        "估计：与 B200 相同，新一代产品的租用价格在头两年下降最快",
-    ),
-    "rtx_pro_6000": PricePath(
-        15.0,
-        12.0,
-        "Estimate: as the H200, a generation in its second year",
-        "2026-12-04",
-        "估计：与 H200 相同，处于上市第二年的一代产品",
-    ),
-}
 
 
 # --- the months' costs ---------------------------------------------------------------
@@ -761,7 +678,7 @@ def plan_compute(
     figures: Mapping[str, Figure],
     future: Future = Future(),
     currency: str = "USD",
-    gpu_model: str = "h100",
+    gpu_model: str = DEFAULT,
     market: str = "global",
     ranges: Mapping[str, tuple[float, float]] | None = None,
     seed: int = 0,
@@ -798,7 +715,7 @@ def plan_compute(
     # Buy now or wait, and this generation or the next: for the first stage's GPUs (a node
     # of the first month's base when the plan owns none).
     level = stages[0].owned_gpus if stages else max(world.nodes(float(base[1])), 1) * world.per_node
-    path = PRICE_PATHS.get(gpu_model, _MATURE)
+    path = gpu(gpu_model).price_path
     generation = next_generation(market, gpu_model)
     ranges = {**odds.ranges_of(None), **(ranges or {})}  # an input not given: its default
     drawn = odds.draw(ranges, seed=seed)

@@ -31,6 +31,8 @@ from functools import cache
 
 import numpy as np
 
+from decider.engine import gpus
+
 SOURCE = (
     "NVIDIA, TensorRT-LLM performance overview, measurements with version 0.17 "
     "(docs/source/performance/perf-overview.md, https://nvidia.github.io/TensorRT-LLM/"
@@ -72,8 +74,6 @@ TABLE: dict[tuple[float, str, str, int], tuple[float | None, ...]] = {
     (70, "a100", "bf16", 8): (4718, 5242, 3725, 4445, 3320, 542, 2554, 696, 413),
     (405, "h200", "fp8", 8): (3874, 5938, 5168, 5084, 3400, 463, 2941, 669, 535),
 }
-# GPU models measured under another's name: the same chip and memory.
-SAME_CHIP = {"h800": "h100", "a800": "a100"}
 
 
 @dataclass(frozen=True)
@@ -209,7 +209,7 @@ def served(
     of one request. A model between two sizes of the table is interpolated in its parameters;
     one outside them is scaled from the nearest by its parameters.
     """
-    gpu = SAME_CHIP.get(gpu_model, gpu_model)
+    gpu = gpus.measured_as(gpu_model)
     if not _series_for(gpu, precision):
         return None
     context_k = request_tokens * (input_share + (1 - input_share) / 2) / 1000
@@ -246,5 +246,5 @@ def served(
 
 def precisions(gpu_model: str) -> tuple[str, ...]:
     """The precisions the table measured on a GPU model (none: it is not in the table)."""
-    gpu = SAME_CHIP.get(gpu_model, gpu_model)
+    gpu = gpus.measured_as(gpu_model)
     return tuple(sorted({p for _b, g, p, _tp in TABLE if g == gpu}))
