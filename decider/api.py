@@ -65,38 +65,15 @@ def json_methods(
 def assessments(request: HttpRequest) -> HttpResponse:
     if request.content_type != "application/json":
         return _errors({"_": "send the answers as JSON (Content-Type: application/json)"}, 415)
-    too_big = _errors(
-        {
-            "_": gettext("the request body is larger than %(size)s KB")
-            % {"size": MAX_BODY_BYTES // 1024}
-        },
-        413,
-    )
-    try:
-        if int(request.META.get("CONTENT_LENGTH") or 0) > MAX_BODY_BYTES:
-            return too_big
-    except ValueError:
-        pass  # a malformed length: the body read below tells
-    try:
-        body = request.body
-    except RequestDataTooBig:
-        return too_big
-    if len(body) > MAX_BODY_BYTES:
-        return too_big
-    try:
-        text = body.decode("utf-8")
-    except UnicodeDecodeError as error:
-        return _errors({"_": f"not valid JSON ({error})"})
+    text, refused = _body_text(request)
+    if refused is not None:
+        return refused
     raw, problem = questionnaire.json_parse(text)
     if problem:
         return _errors({"_": problem})
-    name = ""
-    if isinstance(raw, dict) and "answers" in raw:  # {"name": ..., "answers": {...}}
-        name = raw.get("name", "")
-        if not isinstance(name, str) or len(name) > NAME_MAX_LENGTH:
-            return _errors({"name": f"must be text of at most {NAME_MAX_LENGTH} characters"})
-        name = name_clean(name)
-        raw = raw["answers"]
+    raw, name, refused = _named_answers(raw)
+    if refused is not None:
+        return refused
     raw, sized, errors = sizing.answers_sized(raw)
     if errors:
         return _errors(errors)
@@ -129,6 +106,50 @@ def assessments(request: HttpRequest) -> HttpResponse:
     _assessment, edit_token, view_token = services.assessment_draft_save(
         draft, odds_usd=evaluation.odds, costs_usd=evaluation.costs
     )
+    return _created(request, document, edit_token=edit_token, view_token=view_token)
+
+
+def _body_text(request: HttpRequest) -> tuple[str, JsonResponse | None]:
+    """The request body as text, or the response that refuses it (too large, not UTF-8)."""
+    too_big = _errors(
+        {
+            "_": gettext("the request body is larger than %(size)s KB")
+            % {"size": MAX_BODY_BYTES // 1024}
+        },
+        413,
+    )
+    try:
+        if int(request.META.get("CONTENT_LENGTH") or 0) > MAX_BODY_BYTES:
+            return "", too_big
+    except ValueError:
+        pass  # a malformed length: the body read below tells
+    try:
+        body = request.body
+    except RequestDataTooBig:
+        return "", too_big
+    if len(body) > MAX_BODY_BYTES:
+        return "", too_big
+    try:
+        return body.decode("utf-8"), None
+    except UnicodeDecodeError as error:
+        return "", _errors({"_": f"not valid JSON ({error})"})
+
+
+def _named_answers(raw: Any) -> tuple[Any, str, JsonResponse | None]:
+    """The answers and the name of a document that names them ({"name": ..., "answers":
+    {...}}), or of bare answers (no name); or the response that refuses the name."""
+    if not (isinstance(raw, dict) and "answers" in raw):
+        return raw, "", None
+    name = raw.get("name", "")
+    if not isinstance(name, str) or len(name) > NAME_MAX_LENGTH:
+        return raw, "", _errors({"name": f"must be text of at most {NAME_MAX_LENGTH} characters"})
+    return raw["answers"], name_clean(name), None
+
+
+def _created(
+    request: HttpRequest, document: dict[str, Any], *, edit_token: str, view_token: str
+) -> JsonResponse:
+    """201 Created: the document with the new assessment's links, at its view link."""
     document |= {
         "edit_url": request.build_absolute_uri(reverse("decider-result", args=[edit_token])),
         "view_url": request.build_absolute_uri(reverse("decider-view", args=[view_token])),
@@ -254,44 +275,54 @@ def _answers_document_schema() -> dict[str, Any]:
             },
             "work": _work_schema(),
             "uncertainty": _uncertainty_schema(),
-            "growth_years": {
-                "type": "array",
-                "description": "The base and peak GPUs of each year, for the staged plan (year "
-                "1, 2, …; the last year holds). Without it `growth_pct` compounds today's.",
-                "minItems": 1,
-                "maxItems": stages.MAX_YEARS,
-                "items": {
-                    "type": "object",
-                    "required": ["base_gpus", "peak_gpus"],
-                    "additionalProperties": False,
-                    "properties": {
-                        "base_gpus": {"type": "number", "minimum": 0},
-                        "peak_gpus": {"type": "number", "minimum": 1, "maximum": 100000},
-                    },
-                },
-            },
-            "owned": {
-                "type": "array",
-                "description": "GPUs already owned. Those of the assessment's gpu_model are "
-                "not bought again nor bridged; the options that own fewer sell the rest today. "
-                "Entries of another model are kept but not priced.",
-                "maxItems": fleet.MAX_ENTRIES,
-                "items": {
-                    "type": "object",
-                    "required": ["gpu_model", "gpus", "bought"],
-                    "additionalProperties": False,
-                    "properties": {
-                        "gpu_model": {"enum": [key for key, _label in questionnaire.GPU_MODELS]},
-                        "gpus": {"type": "integer", "minimum": 1, "maximum": fleet.MAX_GPUS},
-                        "bought": {"type": "string", "pattern": r"^\d{4}-(0[1-9]|1[0-2])$"},
-                    },
-                },
-            },
+            "growth_years": _growth_years_schema(),
+            "owned": _owned_schema(),
             "owned_as_of": {
                 "type": "string",
                 "pattern": r"^\d{4}-(0[1-9]|1[0-2])$",
                 "description": "The month the owned GPUs' ages count to (default: this month, "
                 "then saved with the answers).",
+            },
+        },
+    }
+
+
+def _growth_years_schema() -> dict[str, Any]:
+    """The optional base and peak GPUs year by year (engine/stages.py)."""
+    return {
+        "type": "array",
+        "description": "The base and peak GPUs of each year, for the staged plan (year "
+        "1, 2, …; the last year holds). Without it `growth_pct` compounds today's.",
+        "minItems": 1,
+        "maxItems": stages.MAX_YEARS,
+        "items": {
+            "type": "object",
+            "required": ["base_gpus", "peak_gpus"],
+            "additionalProperties": False,
+            "properties": {
+                "base_gpus": {"type": "number", "minimum": 0},
+                "peak_gpus": {"type": "number", "minimum": 1, "maximum": 100000},
+            },
+        },
+    }
+
+
+def _owned_schema() -> dict[str, Any]:
+    """The optional GPUs owned already (engine/fleet.py)."""
+    return {
+        "type": "array",
+        "description": "GPUs already owned. Those of the assessment's gpu_model are "
+        "not bought again nor bridged; the options that own fewer sell the rest today. "
+        "Entries of another model are kept but not priced.",
+        "maxItems": fleet.MAX_ENTRIES,
+        "items": {
+            "type": "object",
+            "required": ["gpu_model", "gpus", "bought"],
+            "additionalProperties": False,
+            "properties": {
+                "gpu_model": {"enum": [key for key, _label in questionnaire.GPU_MODELS]},
+                "gpus": {"type": "integer", "minimum": 1, "maximum": fleet.MAX_GPUS},
+                "bought": {"type": "string", "pattern": r"^\d{4}-(0[1-9]|1[0-2])$"},
             },
         },
     }
@@ -370,7 +401,17 @@ def _work_schema() -> dict[str, Any]:
 
 
 def _schemas() -> dict[str, Any]:
-    errors = {
+    return {
+        "Answers": _answers_document_schema(),
+        "Result": _result_schema(),
+        "Assessment": _assessment_schema(),
+        "Created": _created_schema(),
+        "Error": _error_schema(),
+    }
+
+
+def _error_schema() -> dict[str, Any]:
+    return {
         "type": "object",
         "required": ["errors"],
         "properties": {
@@ -382,7 +423,10 @@ def _schemas() -> dict[str, Any]:
             }
         },
     }
-    result = {
+
+
+def _result_schema() -> dict[str, Any]:
+    return {
         "type": "object",
         "description": "The same shape as `manage.py decide --format json`.",
         "properties": {
@@ -416,37 +460,7 @@ def _schemas() -> dict[str, Any]:
                 "from.",
                 "required": ["draws", "seed", "cheapest_probability", "drivers", "bands"],
             },
-            "plan": {
-                "type": "object",
-                "description": "The cheapest plan in stages for the answers' `growth_pct`, "
-                "`growth_years`, `cloud_price_fall_pct` and `hardware_price_fall_pct` (the one "
-                "future every section prices): `chosen_plan`, `chosen_present_value`, "
-                "`stages` [{month, order_month, owned_gpus, added_gpus, "
-                "base_gpus, peak_gpus, required_by_data, saves}], `present_value` {staged, "
-                "commit_now, cloud_only (null when data may not leave)}, `commit_now_gpus`, "
-                "`owned_already` (GPUs owned already that the plan keeps), "
-                "`first_possible_month`, `timeline` {months, owned_gpus, base_gpus, "
-                "peak_gpus}, `wait` {owned_gpus, cloud_fall_pct_per_year, "
-                "hardware_fall_pct_per_year (the answers'), prices_from (answers|held), "
-                "suggested {cloud_fall_pct_per_year, hardware_fall_pct_per_year} (the GPU "
-                "model's published path, with source, as_of), options [{wait_months, "
-                "present_value, cheaper_than_now_pct}], best_wait_months}: buy now or wait, "
-                "`generation` (null when no next generation is modelled) {model, successor, "
-                "successor_name, ships_month, speed, owned_gpus, successor_gpus, "
-                "first_successor_month, options [{own, month, gpus, present_value, "
-                "cheaper_than_current_pct}], best, worth [{year, running, cloud_equivalent}], "
-                "outlived_month}: this generation or the next, `odds` {draws, growth, "
-                "present_value {plan: {p10, p50, p90}}, beats, staged_cheaper_pct}: how sure "
-                "the plan is, `future`. The plan recommended: `chosen_plan` (staged, cloud_only, "
-                "commit_now or own_peak: it follows the headline when demand does not grow), "
-                "`chosen` [{month, action (own, rent, or keep: GPUs owned already), gpu_model, "
-                "gpus, reason}], "
-                "`marginal` (the search's plan saved under 5 % against cloud only, or won in "
-                "under half the draws: cloud only keeps the choices open), `alternatives` "
-                "[{plan, present_value, beats_chosen_pct}], `financing` (null with capital up "
-                "front) {rate, term_months, factor}.",
-                "required": ["stages", "present_value", "timeline"],
-            },
+            "plan": _plan_schema(),
             "summary": {
                 "type": "object",
                 "description": "`extra_cost`: null when the headline is the cheapest allowed "
@@ -457,7 +471,45 @@ def _schemas() -> dict[str, Any]:
             },
         },
     }
-    assessment = {
+
+
+def _plan_schema() -> dict[str, Any]:
+    """The result's plan in stages (engine/stages.py), buy-or-wait and the next generation."""
+    return {
+        "type": "object",
+        "description": "The cheapest plan in stages for the answers' `growth_pct`, "
+        "`growth_years`, `cloud_price_fall_pct` and `hardware_price_fall_pct` (the one "
+        "future every section prices): `chosen_plan`, `chosen_present_value`, "
+        "`stages` [{month, order_month, owned_gpus, added_gpus, "
+        "base_gpus, peak_gpus, required_by_data, saves}], `present_value` {staged, "
+        "commit_now, cloud_only (null when data may not leave)}, `commit_now_gpus`, "
+        "`owned_already` (GPUs owned already that the plan keeps), "
+        "`first_possible_month`, `timeline` {months, owned_gpus, base_gpus, "
+        "peak_gpus}, `wait` {owned_gpus, cloud_fall_pct_per_year, "
+        "hardware_fall_pct_per_year (the answers'), prices_from (answers|held), "
+        "suggested {cloud_fall_pct_per_year, hardware_fall_pct_per_year} (the GPU "
+        "model's published path, with source, as_of), options [{wait_months, "
+        "present_value, cheaper_than_now_pct}], best_wait_months}: buy now or wait, "
+        "`generation` (null when no next generation is modelled) {model, successor, "
+        "successor_name, ships_month, speed, owned_gpus, successor_gpus, "
+        "first_successor_month, options [{own, month, gpus, present_value, "
+        "cheaper_than_current_pct}], best, worth [{year, running, cloud_equivalent}], "
+        "outlived_month}: this generation or the next, `odds` {draws, growth, "
+        "present_value {plan: {p10, p50, p90}}, beats, staged_cheaper_pct}: how sure "
+        "the plan is, `future`. The plan recommended: `chosen_plan` (staged, cloud_only, "
+        "commit_now or own_peak: it follows the headline when demand does not grow), "
+        "`chosen` [{month, action (own, rent, or keep: GPUs owned already), gpu_model, "
+        "gpus, reason}], "
+        "`marginal` (the search's plan saved under 5 % against cloud only, or won in "
+        "under half the draws: cloud only keeps the choices open), `alternatives` "
+        "[{plan, present_value, beats_chosen_pct}], `financing` (null with capital up "
+        "front) {rate, term_months, factor}.",
+        "required": ["stages", "present_value", "timeline"],
+    }
+
+
+def _assessment_schema() -> dict[str, Any]:
+    return {
         "type": "object",
         "properties": {
             "name": {"type": "string"},
@@ -467,19 +519,16 @@ def _schemas() -> dict[str, Any]:
             "scored_at": {"type": ["string", "null"], "format": "date-time"},
         },
     }
+
+
+def _created_schema() -> dict[str, Any]:
+    """An assessment as created: with its links, and what its `work` gave."""
     links = {
         name: {"type": "string", "format": "uri"}
         for name in ("edit_url", "view_url", "view_json_url")
     }
     sized = {"sizing": {"type": "object", "description": "What the answers' `work` gave."}}
-    created = {"allOf": [_ref("Assessment"), {"type": "object", "properties": links | sized}]}
-    return {
-        "Answers": _answers_document_schema(),
-        "Result": result,
-        "Assessment": assessment,
-        "Created": created,
-        "Error": errors,
-    }
+    return {"allOf": [_ref("Assessment"), {"type": "object", "properties": links | sized}]}
 
 
 def _create_operation() -> dict[str, Any]:

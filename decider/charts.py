@@ -316,13 +316,45 @@ def chart_cumulative(
     keys = ["onprem", "cloud_on_demand", "cloud_reserved", "cloud_committed"] + (
         ["hybrid"] if _distinct_hybrid(costs) else []
     )
-    best = _recommended_option(costs, recommended)
     x = list(range(months + 1))
-    traces: list[dict] = []
-    steps: list[dict] = []
-    annotations: list[dict] = []
-    narrow: dict = {}
     bands = odds["bands"] if odds else None
+    traces, resale = _cumulative_lines(costs, keys, _recommended_option(costs, recommended), bands)
+    annotations = [label for _step, label, _short in resale]
+    narrow = {f"annotations[{i}].text": short for i, (_step, _label, short) in enumerate(resale)}
+    month = costs["break_even_month"]
+    shapes = []
+    if month is not None:
+        shape, annotation = _vline(
+            month, _("Break-even: month %(month)s") % {"month": month}, span=(0, months)
+        )
+        shapes.append(shape)
+        annotations.append(annotation)
+    title = _("Cumulative cost over %(months)s months") % {"months": months}
+    figure = _figure(
+        traces + [step for step, _label, _short in resale],
+        title=title,
+        x_title=_("Month"),
+        y_title=_("Cumulative cost (%(currency)s)") % {"currency": currency},
+        xaxis=_month_ticks(months),
+        yaxis=_money_axis(currency),
+        shapes=shapes,
+        annotations=annotations,
+        hovermode="x unified",
+        meta={"narrow": narrow, "top": 30 if month is not None else 20},
+    )
+    headers = [_("Month")] + [f"{cost_option_label(key)} ({currency})" for key in keys]
+    rows = [[m] + [costs["cumulative"][key][m] for key in keys] for m in x]
+    return Chart("cumulative", title, _cumulative_summary(costs, odds), figure, headers, rows)
+
+
+def _cumulative_lines(
+    costs: dict, keys: list[str], best: str | None, bands: dict | None
+) -> tuple[list[dict], list[tuple[dict, dict, str]]]:
+    """Each option's line (with its P10–P90 band, when drawn), and the resale steps: each
+    step's trace, its label and the label's short text on a phone."""
+    x = list(range(costs["horizon_months"] + 1))
+    traces: list[dict] = []
+    resale: list[tuple[dict, dict, str]] = []
     for key in keys:
         if bands and key in bands:
             traces += _band(bands["months"], bands[key], key)
@@ -343,18 +375,15 @@ def chart_cumulative(
             )
         )
         if credit:
-            trace, label, short = _resale_step(costs, key, y[-1])
-            steps.append(trace)
-            narrow[f"annotations[{len(annotations)}].text"] = short
-            annotations.append(label)
+            resale.append(_resale_step(costs, key, y[-1]))
+    return traces, resale
+
+
+def _cumulative_summary(costs: dict, odds: dict | None) -> str:
+    """When owning catches up with renting on demand, if it does; and what the bands hold."""
+    currency, months = costs["currency"], costs["horizon_months"]
     month = costs["break_even_month"]
-    shapes = []
     if month is not None:
-        shape, annotation = _vline(
-            month, _("Break-even: month %(month)s") % {"month": month}, span=(0, months)
-        )
-        shapes.append(shape)
-        annotations.append(annotation)
         summary = _(
             "Owning the GPUs costs less in total than renting them on demand from month %(month)s of %(months)s."
         ) % {"month": month, "months": months}
@@ -367,36 +396,48 @@ def chart_cumulative(
             "onprem": _money(costs["totals"]["onprem"], currency),
             "cloud": _money(costs["totals"]["cloud_on_demand"], currency),
         }
-    if odds and bands:
+    if odds and odds["bands"]:
         summary += " " + _(
             "The shaded band around each line holds 80 %% of %(draws)s draws of what is "
             "uncertain (P10 to P90)."
         ) % {"draws": f"{odds['draws']:,}"}
-    title = _("Cumulative cost over %(months)s months") % {"months": months}
-    figure = _figure(
-        traces + steps,
-        title=title,
-        x_title=_("Month"),
-        y_title=_("Cumulative cost (%(currency)s)") % {"currency": currency},
-        xaxis=_month_ticks(months),
-        yaxis=_money_axis(currency),
-        shapes=shapes,
-        annotations=annotations,
-        hovermode="x unified",
-        meta={"narrow": narrow, "top": 30 if month is not None else 20},
-    )
-    headers = [_("Month")] + [f"{cost_option_label(key)} ({currency})" for key in keys]
-    rows = [[m] + [costs["cumulative"][key][m] for key in keys] for m in x]
-    return Chart("cumulative", title, summary, figure, headers, rows)
+    return summary
 
 
 def chart_plan(plan: dict) -> Chart:
     """The staged plan over time: GPUs owned against the base and the peak of the demand."""
     timeline = plan["timeline"]
+    horizon = timeline["months"][-1]
+    title = _("A plan in stages: GPUs owned against the demand")
+    summary = plan_sentence(plan)
+    figure = _figure(
+        _plan_traces(timeline),
+        title=title,
+        x_title=_("Month"),
+        y_title=_("GPUs"),
+        xaxis=_month_ticks(horizon),
+        yaxis={"rangemode": "tozero"},
+        annotations=_stage_labels(plan["stages"], horizon),
+        hovermode="x unified",
+        meta={"top": 30},
+    )
+    headers = [_("Month"), _("Steady base"), _("Peak demand"), _("GPUs owned")]
+    shown = sorted(
+        {0, horizon, *range(0, horizon + 1, 3), *(s["month"] + 1 for s in plan["stages"])}
+    )
+    rows = [
+        [m, timeline["base_gpus"][m], timeline["peak_gpus"][m], timeline["owned_gpus"][m]]
+        for m in shown
+        if m <= horizon
+    ]
+    return Chart("plan", title, summary, figure, headers, rows)
+
+
+def _plan_traces(timeline: dict) -> list[dict[str, Any]]:
+    """The peak and the steady base of the demand, and the GPUs the plan owns, month by month."""
     months = timeline["months"]
-    horizon = months[-1]
     demand_line = {"width": LINE_WIDTH, "color": COLORS["marker"]}
-    traces = [
+    return [
         _trace(
             "scatter",
             x=months,
@@ -424,7 +465,11 @@ def chart_plan(plan: dict) -> Chart:
             fillcolor=_translucent(COLORS["hybrid"], 0.12),
         ),
     ]
-    annotations = [
+
+
+def _stage_labels(stages: list[dict], horizon: int) -> list[dict[str, Any]]:
+    """Each stage's month and GPUs owned, pointing at the step it makes."""
+    return [
         {
             "x": stage["month"],
             "y": stage["owned_gpus"],
@@ -438,72 +483,18 @@ def chart_plan(plan: dict) -> Chart:
             "xanchor": "left" if stage["month"] < horizon / 2 else "right",
             **_PLATE,
         }
-        for stage in plan["stages"]
+        for stage in stages
     ]
-    title = _("A plan in stages: GPUs owned against the demand")
-    summary = plan_sentence(plan)
-    figure = _figure(
-        traces,
-        title=title,
-        x_title=_("Month"),
-        y_title=_("GPUs"),
-        xaxis=_month_ticks(horizon),
-        yaxis={"rangemode": "tozero"},
-        annotations=annotations,
-        hovermode="x unified",
-        meta={"top": 30},
-    )
-    headers = [_("Month"), _("Steady base"), _("Peak demand"), _("GPUs owned")]
-    shown = sorted(
-        {0, horizon, *range(0, horizon + 1, 3), *(s["month"] + 1 for s in plan["stages"])}
-    )
-    rows = [
-        [m, timeline["base_gpus"][m], timeline["peak_gpus"][m], timeline["owned_gpus"][m]]
-        for m in shown
-        if m <= horizon
-    ]
-    return Chart("plan", title, summary, figure, headers, rows)
 
 
 def plan_sentence(plan: dict) -> str:
     """The staged plan in one sentence: when owning starts and grows, and what it saves."""
     stages = plan["stages"]
-    pv = plan["present_value"]
-    currency = plan["currency"]
     if plan.get("chosen_plan") in ("commit_now", "own_peak"):
-        extra = pv[plan["chosen_plan"]] - pv["cloud_only"]
-        values = {
-            "gpus": plan["chosen"][0]["owned_gpus"],
-            "month": plan["first_possible_month"],
-            "amount": _money(abs(extra), currency),
-        }
-        if extra <= 0:
-            return (
-                _(
-                    "Own %(gpus)s GPUs from month %(month)s, as the recommendation does: it costs "
-                    "%(amount)s less than renting throughout (present value)."
-                )
-                % values
-            )
-        # How much more: the summary's extra cost says it, from the cost section's figures.
-        return (
-            _(
-                "Own %(gpus)s GPUs from month %(month)s, as the recommendation does: renting "
-                "throughout would cost less, and the answers carry the difference."
-            )
-            % values
-        )
+        return _owned_from_start_sentence(plan)
     kept = plan.get("owned_already") or 0
     if not stages and kept and plan.get("chosen_plan") == "staged":
-        sentence = _(
-            "Keep the %(gpus)s GPUs you own; buying more does not pay for itself within the "
-            "horizon: the rest runs in the cloud."
-        ) % {"gpus": kept}
-        if pv["cloud_only"] is not None:
-            sentence += " " + _(
-                "It costs %(amount)s less than selling them and renting throughout (present value)."
-            ) % {"amount": _money(pv["cloud_only"] - pv["staged"], currency)}
-        return sentence
+        return _kept_fleet_sentence(plan, kept)
     if not stages:
         return _(
             "Owning never pays for itself within the horizon at this demand and these prices: "
@@ -513,6 +504,76 @@ def plan_sentence(plan: dict) -> str:
         _("%(gpus)s GPUs from month %(month)s") % {"gpus": s["owned_gpus"], "month": s["month"]}
         for s in stages
     )
+    if plan.get("chosen_plan") == "cloud_only":
+        return _rented_instead_sentence(plan, steps)
+    return _staged_sentence(plan, steps)
+
+
+def _owned_from_start_sentence(plan: dict) -> str:
+    """The plan recommended owns from the first possible month (commit_now, own_peak)."""
+    pv = plan["present_value"]
+    extra = pv[plan["chosen_plan"]] - pv["cloud_only"]
+    values = {
+        "gpus": plan["chosen"][0]["owned_gpus"],
+        "month": plan["first_possible_month"],
+        "amount": _money(abs(extra), plan["currency"]),
+    }
+    if extra <= 0:
+        return (
+            _(
+                "Own %(gpus)s GPUs from month %(month)s, as the recommendation does: it costs "
+                "%(amount)s less than renting throughout (present value)."
+            )
+            % values
+        )
+    # How much more: the summary's extra cost says it, from the cost section's figures.
+    return (
+        _(
+            "Own %(gpus)s GPUs from month %(month)s, as the recommendation does: renting "
+            "throughout would cost less, and the answers carry the difference."
+        )
+        % values
+    )
+
+
+def _kept_fleet_sentence(plan: dict, kept: int) -> str:
+    """The GPUs owned already are kept, and none bought."""
+    pv = plan["present_value"]
+    sentence = _(
+        "Keep the %(gpus)s GPUs you own; buying more does not pay for itself within the "
+        "horizon: the rest runs in the cloud."
+    ) % {"gpus": kept}
+    if pv["cloud_only"] is not None:
+        sentence += " " + _(
+            "It costs %(amount)s less than selling them and renting throughout (present value)."
+        ) % {"amount": _money(pv["cloud_only"] - pv["staged"], plan["currency"])}
+    return sentence
+
+
+def _rented_instead_sentence(plan: dict, steps: str) -> str:
+    """The plan recommended rents throughout although owning in stages (`steps`) saves."""
+    pv = plan["present_value"]
+    amount = _money(pv["cloud_only"] - pv["staged"], plan["currency"])
+    if not plan.get("marginal"):
+        return _(
+            "The recommendation rents throughout: owning in stages (%(steps)s) would cost "
+            "%(amount)s less (present value), and the answers carry the difference."
+        ) % {"steps": steps, "amount": amount}
+    wins = ((plan.get("odds") or {}).get("staged_cheaper_pct") or {}).get("cloud_only")
+    return _(
+        "Cloud only, keeping the choices open: the best plan that owns GPUs (%(steps)s) "
+        "would save %(amount)s against renting throughout (present value) and cost less "
+        "in %(share)s %% of the draws, too little to commit to."
+    ) % {
+        "steps": steps,
+        "amount": amount,
+        "share": f"{wins:.0f}" if wins is not None else "?",
+    }
+
+
+def _staged_sentence(plan: dict, steps: str) -> str:
+    """The plan owns in stages (`steps`): from when, what it saves, how it is paid for."""
+    stages, pv, currency = plan["stages"], plan["present_value"], plan["currency"]
     sentence = _("Own %(steps)s, ordered a lead time ahead; the rest runs in the cloud.") % {
         "steps": steps
     }
@@ -520,23 +581,6 @@ def plan_sentence(plan: dict) -> str:
         sentence = (
             _("Cloud only until month %(month)s. ") % {"month": stages[0]["month"]} + sentence
         )
-    chosen = plan.get("chosen_plan")
-    if chosen == "cloud_only" and not plan.get("marginal"):
-        return _(
-            "The recommendation rents throughout: owning in stages (%(steps)s) would cost "
-            "%(amount)s less (present value), and the answers carry the difference."
-        ) % {"steps": steps, "amount": _money(pv["cloud_only"] - pv["staged"], currency)}
-    if plan.get("marginal") and chosen == "cloud_only":
-        wins = ((plan.get("odds") or {}).get("staged_cheaper_pct") or {}).get("cloud_only")
-        return _(
-            "Cloud only, keeping the choices open: the best plan that owns GPUs (%(steps)s) "
-            "would save %(amount)s against renting throughout (present value) and cost less "
-            "in %(share)s %% of the draws, too little to commit to."
-        ) % {
-            "steps": steps,
-            "amount": _money(pv["cloud_only"] - pv["staged"], currency),
-            "share": f"{wins:.0f}" if wins is not None else "?",
-        }
     if pv["cloud_only"] is not None:
         sentence += " " + _("It costs %(amount)s less than cloud only (present value).") % {
             "amount": _money(pv["cloud_only"] - pv["staged"], currency)
@@ -774,53 +818,14 @@ def chart_tornado(costs: dict, *, recommended: str | None = None) -> Chart:
     rows_in = costs["sensitivity"]
     language = get_language() or "en"
     labels = [FIGURES[row["name"]].label.get(language) for row in rows_in]
-    traces = [
-        _trace(
-            "bar",
-            y=labels,
-            x=[row["low"] for row in rows_in],
-            orientation="h",
-            name=_("Assumption −20 %"),
-            marker={"color": COLORS["low"]},
-        ),
-        _trace(
-            "bar",
-            y=labels,
-            x=[row["high"] for row in rows_in],
-            orientation="h",
-            name=_("Assumption +20 %"),
-            # Hatched as well as coloured: the two sides differ without colour too.
-            marker={
-                "color": COLORS["high"],
-                "pattern": {
-                    "shape": "/",
-                    "fgcolor": "#ffffff",
-                    "solidity": 0.3,
-                    "fillmode": "overlay",
-                },
-            },
-        ),
-    ]
-    months = costs["horizon_months"]
-    if rows_in:
-        top = rows_in[0]
-        summary = _(
-            "%(name)s matters most: moving it by 20 %% shifts the on-premises versus cloud difference over "
-            "%(months)s months by up to %(amount)s."
-        ) % {
-            "name": labels[0],
-            "months": months,
-            "amount": _money(max(abs(top["low"]), abs(top["high"])), currency),
-        }
-    else:
-        summary = _("No assumption was varied: all of them are zero.")
+    summary = _tornado_summary(costs, labels)
     title = _("What moves the on-premises versus cloud difference")
     # Every bar gets its label: each category a tick, and height enough for all of them.
     wrapped = [_wrap(label, language) for label in labels]
     lines = max((label.count("<br>") + 1 for label in wrapped), default=1)
     height = _BAR_ROOM + _BAR_SLOT * len(labels)
     figure = _figure(
-        traces,
+        _tornado_traces(labels, rows_in),
         title=title,
         x_title=_("Change in on-premises minus cloud on-demand total (%(currency)s)")
         % {"currency": currency},
@@ -855,6 +860,53 @@ def chart_tornado(costs: dict, *, recommended: str | None = None) -> Chart:
         for label, row in zip(labels, rows_in, strict=True)
     ]
     return Chart("tornado", title, summary, figure, headers, rows)
+
+
+def _tornado_traces(labels: list[str], rows_in: list[dict]) -> list[dict[str, Any]]:
+    """One bar per assumption for each side: the change at −20 % and at +20 %."""
+    return [
+        _trace(
+            "bar",
+            y=labels,
+            x=[row["low"] for row in rows_in],
+            orientation="h",
+            name=_("Assumption −20 %"),
+            marker={"color": COLORS["low"]},
+        ),
+        _trace(
+            "bar",
+            y=labels,
+            x=[row["high"] for row in rows_in],
+            orientation="h",
+            name=_("Assumption +20 %"),
+            # Hatched as well as coloured: the two sides differ without colour too.
+            marker={
+                "color": COLORS["high"],
+                "pattern": {
+                    "shape": "/",
+                    "fgcolor": "#ffffff",
+                    "solidity": 0.3,
+                    "fillmode": "overlay",
+                },
+            },
+        ),
+    ]
+
+
+def _tornado_summary(costs: dict, labels: list[str]) -> str:
+    """The assumption that moves the difference most, and by how much."""
+    rows_in = costs["sensitivity"]
+    if not rows_in:
+        return _("No assumption was varied: all of them are zero.")
+    top = rows_in[0]
+    return _(
+        "%(name)s matters most: moving it by 20 %% shifts the on-premises versus cloud difference over "
+        "%(months)s months by up to %(amount)s."
+    ) % {
+        "name": labels[0],
+        "months": costs["horizon_months"],
+        "amount": _money(max(abs(top["low"]), abs(top["high"])), costs["currency"]),
+    }
 
 
 # One colour per cost line, by family: owned hardware blues, running it oranges, the
@@ -1039,22 +1091,6 @@ def chart_compare(
         _recommended_option(costs, outcome)
         for (_name, costs), outcome in zip(named_costs, recommended, strict=True)
     ]
-    traces = []
-    for key in COMPARE_OPTIONS:
-        traces.append(
-            _trace(
-                "bar",
-                x=groups,
-                y=[costs["totals"][key] for _name, costs in named_costs],
-                name=cost_option_label(key),
-                marker=_bar_marker(COLORS[key], PATTERNS[key]),
-                # A star over the option each assessment recommends.
-                text=["★" if b == key else "" for b in best],
-                textposition="outside",
-                textfont={"color": COLORS["marker"], "size": 14},
-                cliponaxis=False,
-            )
-        )
     title = _("Total cost of every option, side by side")
     summary = _(
         "One group of bars per assessment, one bar per option, over each assessment's own "
@@ -1062,7 +1098,7 @@ def chart_compare(
         "in the table give the difference to the first assessment, %(first)s: below zero is cheaper."
     ) % {"first": named_costs[0][0]}
     figure = _figure(
-        traces,
+        _compare_traces(named_costs, groups, best),
         title=title,
         x_title="",
         y_title=_("Total cost (%(currency)s)") % {"currency": currency},
@@ -1077,6 +1113,37 @@ def chart_compare(
             }
         },
     )
+    headers, rows = _compare_table(named_costs, currency)
+    return Chart("compare", title, summary, figure, headers, rows)
+
+
+def _compare_traces(
+    named_costs: list[tuple[str, dict]], groups: list[str], best: list[str | None]
+) -> list[dict[str, Any]]:
+    """One bar trace per option, a bar in each assessment's group; a star over the option
+    each assessment recommends (`best`)."""
+    return [
+        _trace(
+            "bar",
+            x=groups,
+            y=[costs["totals"][key] for _name, costs in named_costs],
+            name=cost_option_label(key),
+            marker=_bar_marker(COLORS[key], PATTERNS[key]),
+            # A star over the option each assessment recommends.
+            text=["★" if b == key else "" for b in best],
+            textposition="outside",
+            textfont={"color": COLORS["marker"], "size": 14},
+            cliponaxis=False,
+        )
+        for key in COMPARE_OPTIONS
+    ]
+
+
+def _compare_table(
+    named_costs: list[tuple[str, dict]], currency: str
+) -> tuple[list[str], list[list[Any]]]:
+    """The chart's table: each option's total per assessment, and after each assessment but
+    the first, its difference to the first."""
     first = named_costs[0][1]["totals"]
     headers = [_("Option")]
     for index, (name, _costs) in enumerate(named_costs):
@@ -1094,4 +1161,4 @@ def chart_compare(
             if index:
                 row.append(costs["totals"][key] - first[key])
         rows.append(row)
-    return Chart("compare", title, summary, figure, headers, rows)
+    return headers, rows

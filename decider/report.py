@@ -155,8 +155,6 @@ def _scored_context(assessment: Assessment, *, currency: str) -> dict[str, Any]:
     sensitivity = sensitivity_summary(assessment)
     note_items = cost_note_items(costs)
     notes = [text for _kind, text in note_items]
-    language = get_language() or "en"
-    scored = (assessment.scored_at or timezone.now()).date()
     totals = _total_rows(costs)
     return {
         "result": result,
@@ -176,58 +174,92 @@ def _scored_context(assessment: Assessment, *, currency: str) -> dict[str, Any]:
         "odds": summary.basis_odds(
             summary.odds_summary(odds), basis, (plan.get("odds") or {}).get("draws", 0)
         ),
-        "plan": {
-            "data": plan,
-            "sentence": plan_sentence(plan),
-            "stages": summary.plan_stages(plan),
-            "wait": summary.wait_summary(
-                plan["wait"], currency, cloud_only=plan["present_value"]["cloud_only"]
-            ),
-            "odds": summary.plan_odds_sentence(plan.get("odds"), currency),
-            "generation": summary.generation_summary(
-                plan.get("generation"), currency, chosen=plan.get("chosen_present_value")
-            ),
-        },
+        "plan": _plan_shown(plan, currency),
         "checklist": checklist_for(recommendation, assessment.answers, migration),
         "answers_table": answers_table(assessment.answers),
         "totals": totals,
         "yearly_rows": _yearly_rows(costs),
         "cost_notes": notes,
         "sensitivity": sensitivity,
-        "summary": {
-            "options": summary.option_figures(
-                costs, recommendation, compared=list(basis["present_value"]) if basis else None
-            ),
-            "runner_up": outcome_name(runner_up) if runner_up else None,
-            "flips": summary.what_would_flip(sensitivity, costs),
-            "deciding": summary.deciding_answers(result, runner_up, language),
-            "extra_cost": summary.extra_cost_sentence(
-                verdict.extra_cost(
-                    result,
-                    costs,
-                    overriding=assessment.derived.get(verdict.OVERRIDDEN_BY) or (),
-                    basis=basis,
-                ),
-                currency,
-            ),
-            "basis": summary.basis_sentence(basis),
-            "risks": summary.risks(
-                result=result,
-                runner_up=runner_up,
-                costs=costs,
-                notes=note_items,
-                language=language,
-            ),
-            "next_steps": summary.next_steps(
-                recommendation=recommendation,
-                costs=costs,
-                start=scored,
-                first_owned=_first_owned(plan) if basis else None,
-            ),
-            "price_dates": summary.price_dates(costs),
-            "scored": scored,
-        },
+        "summary": _summary_shown(
+            assessment,
+            result=result,
+            costs=costs,
+            plan=plan,
+            basis=basis,
+            runner_up=runner_up,
+            sensitivity=sensitivity,
+            note_items=note_items,
+            currency=currency,
+        ),
         "assumption_rows": _figure_rows(costs, overrides=assessment.answers.get("costs", {})),
+    }
+
+
+def _plan_shown(plan: dict[str, Any], currency: str) -> dict[str, Any]:
+    """The plan in stages as the page shows it: its data, its sentences and its choices."""
+    return {
+        "data": plan,
+        "sentence": plan_sentence(plan),
+        "stages": summary.plan_stages(plan),
+        "wait": summary.wait_summary(
+            plan["wait"], currency, cloud_only=plan["present_value"]["cloud_only"]
+        ),
+        "odds": summary.plan_odds_sentence(plan.get("odds"), currency),
+        "generation": summary.generation_summary(
+            plan.get("generation"), currency, chosen=plan.get("chosen_present_value")
+        ),
+    }
+
+
+def _summary_shown(
+    assessment: Assessment,
+    *,
+    result: scoring.Result,
+    costs: Mapping[str, Any],
+    plan: Mapping[str, Any],
+    basis: Mapping[str, Any] | None,
+    runner_up: str | None,
+    sensitivity: Mapping[str, Any],
+    note_items: list[tuple[str, str]],
+    currency: str,
+) -> dict[str, Any]:
+    """The executive summary (decider/summary.py) of a scored assessment."""
+    recommendation = result.recommendation
+    language = get_language() or "en"
+    scored = (assessment.scored_at or timezone.now()).date()
+    return {
+        "options": summary.option_figures(
+            costs, recommendation, compared=list(basis["present_value"]) if basis else None
+        ),
+        "runner_up": outcome_name(runner_up) if runner_up else None,
+        "flips": summary.what_would_flip(sensitivity, costs),
+        "deciding": summary.deciding_answers(result, runner_up, language),
+        "extra_cost": summary.extra_cost_sentence(
+            verdict.extra_cost(
+                result,
+                costs,
+                overriding=assessment.derived.get(verdict.OVERRIDDEN_BY) or (),
+                basis=basis,
+            ),
+            currency,
+        ),
+        "basis": summary.basis_sentence(basis),
+        "risks": summary.risks(
+            result=result,
+            runner_up=runner_up,
+            costs=costs,
+            notes=note_items,
+            language=language,
+        ),
+        "next_steps": summary.next_steps(
+            recommendation=recommendation,
+            costs=costs,
+            start=scored,
+            first_owned=_first_owned(plan) if basis else None,
+        ),
+        "price_dates": summary.price_dates(costs),
+        "scored": scored,
     }
 
 
@@ -284,143 +316,174 @@ def cost_notes(costs: Mapping[str, Any]) -> list[str]:
 def cost_note_items(costs: Mapping[str, Any]) -> list[tuple[str, str]]:
     """The cost notes, each with what it is about: "rule_of_thumb", "growth", "estimate",
     "fleet", "financing", "delay" and "hires" (the three about owning), "present_value"."""
-    currency = costs["currency"]
-    notes: list[tuple[str, str]] = []
-    if against := costs.get("against_rule_of_thumb"):
-        figure = (
-            FIGURES[against["figure"]].label.get(get_language() or "en")
-            if against["figure"]
-            else ""
-        )
-        notes.append(
-            (
-                "rule_of_thumb",
-                _(
-                    "At %(pct)s %% average utilization the source's rule of thumb favours "
-                    "%(expected)s, yet %(cheapest)s costs less here. The figure that decides it "
-                    "most is “%(figure)s”: check it against your own quotes."
-                )
-                % {
-                    "pct": f"{against['utilization_pct']:g}",
-                    "expected": outcome_name(against["expected"]),
-                    "cheapest": cost_option_label(against["cloud_mode"])
-                    if against["cheapest"] == "cloud"
-                    else outcome_name(against["cheapest"]),
-                    "figure": figure,
-                },
-            )
-        )
-    if costs.get("demand_grows"):
-        notes.append(
-            (
-                "growth",
-                _(
-                    "Demand grows in your answers: these totals price each option over that "
-                    "growth, as the plan in stages does. The cost per useful GPU-hour, the "
-                    "hybrid curve, the sensitivity and the odds' bands are for today's demand."
-                ),
-            )
-        )
-    if estimated := costs.get("estimated_prices"):
-        language = get_language() or "en"
-        notes.append(
-            (
-                "estimate",
-                _(
-                    "The cheapest cloud here (%(mode)s) is priced at %(figures)s: an estimate, "
-                    "not a published price (see “Cost figures used” for how it was derived). "
-                    "Ask providers for a quote before relying on it."
-                )
-                % {
-                    "mode": cost_option_label(costs["cheapest_cloud_mode"]),
-                    "figures": _(", ").join(
-                        f"“{FIGURES[name].label.get(language)}”" for name in estimated
-                    ),
-                },
-            )
-        )
-    if fleet := costs.get("fleet"):
-        notes.append(
-            (
-                "fleet",
-                _(
-                    "You own %(gpus)s GPUs of this model already (%(age)s years old on average): "
-                    "the options that own keep them, with no purchase and no cloud while they "
-                    "are there; those that rent sell them today, for about %(value)s %(currency)s."
-                )
-                % {
-                    "gpus": f"{fleet['gpus']:,}",
-                    "age": f"{fleet['age_years']:.1f}",
-                    "value": f"{fleet['value_today']:,.0f}",
-                    "currency": currency,
-                },
-            )
-        )
-    if others := costs.get("fleet_not_priced"):
-        names = dict(questionnaire.GPU_MODELS)
-        notes.append(
-            (
-                "fleet",
-                _(
-                    "GPUs you own of another model are not priced (%(owned)s): the comparison "
-                    "is for one GPU model. Enter them as the assessment's GPU model to weigh them."
-                )
-                % {
-                    "owned": _(", ").join(
-                        f"{entry['gpus']:,} × {_(names.get(entry['gpu_model'], entry['gpu_model']))}"
-                        for entry in others
-                    )
-                },
-            )
-        )
-    if (financing := costs.get("financing")) and financing["term_months"] > 0:
-        notes.append(
-            (
-                "financing",
-                _(
-                    "No capital up front: owned hardware is financed in monthly instalments "
-                    "over %(months)s months at %(rate)s %% a year, so it needs no capital up "
-                    "front and costs more in present value."
-                )
-                % {"months": financing["term_months"], "rate": f"{financing['rate'] * 100:g}"},
-            )
-        )
-    if costs.get("onprem_delay_months"):
-        notes.append(
-            (
-                "delay",
-                _(
-                    "Work on data that must stay cannot run in the cloud while the hardware "
-                    "arrives: its first jobs wait %(months)s months."
-                )
-                % {"months": f"{costs['onprem_delay_months']:g}"},
-            )
-        )
-    if costs.get("onprem_hires_fte"):
-        notes.append(
-            (
-                "hires",
-                _(
-                    "Owning needs %(fte)s FTE more than your team has; their pay and recruiting are "
-                    "in the on-premises cost, and they take %(months)s months to hire."
-                )
-                % {
-                    "fte": f"{costs['onprem_hires_fte']:g}",
-                    "months": f"{costs['assumptions']['hiring_months']['value']:g}",
-                },
-            )
-        )
-    notes.append(
-        (
-            "present_value",
-            _(
-                "Present values discount later spending at %(rate)s %% a year (the cost of "
-                "capital); the cost verdict compares them. Totals are plain sums in %(currency)s."
-            )
-            % {"rate": f"{costs['discount_rate'] * 100:g}", "currency": currency},
-        )
+    found = [
+        _rule_of_thumb_note(costs),
+        _growth_note(costs),
+        _estimate_note(costs),
+        _fleet_note(costs),
+        _fleet_not_priced_note(costs),
+        _financing_note(costs),
+        _delay_note(costs),
+        _hires_note(costs),
+        _present_value_note(costs),
+    ]
+    return [note for note in found if note is not None]
+
+
+def _rule_of_thumb_note(costs: Mapping[str, Any]) -> tuple[str, str] | None:
+    """When the cheapest option is not the one the source's rule of thumb expects."""
+    if not (against := costs.get("against_rule_of_thumb")):
+        return None
+    figure = (
+        FIGURES[against["figure"]].label.get(get_language() or "en") if against["figure"] else ""
     )
-    return notes
+    return (
+        "rule_of_thumb",
+        _(
+            "At %(pct)s %% average utilization the source's rule of thumb favours "
+            "%(expected)s, yet %(cheapest)s costs less here. The figure that decides it "
+            "most is “%(figure)s”: check it against your own quotes."
+        )
+        % {
+            "pct": f"{against['utilization_pct']:g}",
+            "expected": outcome_name(against["expected"]),
+            "cheapest": cost_option_label(against["cloud_mode"])
+            if against["cheapest"] == "cloud"
+            else outcome_name(against["cheapest"]),
+            "figure": figure,
+        },
+    )
+
+
+def _growth_note(costs: Mapping[str, Any]) -> tuple[str, str] | None:
+    """When demand grows: which figures follow the growth and which are today's."""
+    if not costs.get("demand_grows"):
+        return None
+    return (
+        "growth",
+        _(
+            "Demand grows in your answers: these totals price each option over that "
+            "growth, as the plan in stages does. The cost per useful GPU-hour, the "
+            "hybrid curve, the sensitivity and the odds' bands are for today's demand."
+        ),
+    )
+
+
+def _estimate_note(costs: Mapping[str, Any]) -> tuple[str, str] | None:
+    """When the cheapest cloud rests on estimated, not published, prices."""
+    if not (estimated := costs.get("estimated_prices")):
+        return None
+    language = get_language() or "en"
+    return (
+        "estimate",
+        _(
+            "The cheapest cloud here (%(mode)s) is priced at %(figures)s: an estimate, "
+            "not a published price (see “Cost figures used” for how it was derived). "
+            "Ask providers for a quote before relying on it."
+        )
+        % {
+            "mode": cost_option_label(costs["cheapest_cloud_mode"]),
+            "figures": _(", ").join(f"“{FIGURES[name].label.get(language)}”" for name in estimated),
+        },
+    )
+
+
+def _fleet_note(costs: Mapping[str, Any]) -> tuple[str, str] | None:
+    """The GPUs of this model owned already: kept by the options that own, sold by the rest."""
+    if not (fleet := costs.get("fleet")):
+        return None
+    return (
+        "fleet",
+        _(
+            "You own %(gpus)s GPUs of this model already (%(age)s years old on average): "
+            "the options that own keep them, with no purchase and no cloud while they "
+            "are there; those that rent sell them today, for about %(value)s %(currency)s."
+        )
+        % {
+            "gpus": f"{fleet['gpus']:,}",
+            "age": f"{fleet['age_years']:.1f}",
+            "value": f"{fleet['value_today']:,.0f}",
+            "currency": costs["currency"],
+        },
+    )
+
+
+def _fleet_not_priced_note(costs: Mapping[str, Any]) -> tuple[str, str] | None:
+    """The GPUs owned of another model, which the comparison leaves out."""
+    if not (others := costs.get("fleet_not_priced")):
+        return None
+    names = dict(questionnaire.GPU_MODELS)
+    return (
+        "fleet",
+        _(
+            "GPUs you own of another model are not priced (%(owned)s): the comparison "
+            "is for one GPU model. Enter them as the assessment's GPU model to weigh them."
+        )
+        % {
+            "owned": _(", ").join(
+                f"{entry['gpus']:,} × {_(names.get(entry['gpu_model'], entry['gpu_model']))}"
+                for entry in others
+            )
+        },
+    )
+
+
+def _financing_note(costs: Mapping[str, Any]) -> tuple[str, str] | None:
+    """When owned hardware is financed rather than paid up front."""
+    if not ((financing := costs.get("financing")) and financing["term_months"] > 0):
+        return None
+    return (
+        "financing",
+        _(
+            "No capital up front: owned hardware is financed in monthly instalments "
+            "over %(months)s months at %(rate)s %% a year, so it needs no capital up "
+            "front and costs more in present value."
+        )
+        % {"months": financing["term_months"], "rate": f"{financing['rate'] * 100:g}"},
+    )
+
+
+def _delay_note(costs: Mapping[str, Any]) -> tuple[str, str] | None:
+    """The wait for owned hardware that data which must stay cannot avoid."""
+    if not costs.get("onprem_delay_months"):
+        return None
+    return (
+        "delay",
+        _(
+            "Work on data that must stay cannot run in the cloud while the hardware "
+            "arrives: its first jobs wait %(months)s months."
+        )
+        % {"months": f"{costs['onprem_delay_months']:g}"},
+    )
+
+
+def _hires_note(costs: Mapping[str, Any]) -> tuple[str, str] | None:
+    """The staff owning needs beyond the team there is."""
+    if not costs.get("onprem_hires_fte"):
+        return None
+    return (
+        "hires",
+        _(
+            "Owning needs %(fte)s FTE more than your team has; their pay and recruiting are "
+            "in the on-premises cost, and they take %(months)s months to hire."
+        )
+        % {
+            "fte": f"{costs['onprem_hires_fte']:g}",
+            "months": f"{costs['assumptions']['hiring_months']['value']:g}",
+        },
+    )
+
+
+def _present_value_note(costs: Mapping[str, Any]) -> tuple[str, str]:
+    """How present values and totals are counted."""
+    return (
+        "present_value",
+        _(
+            "Present values discount later spending at %(rate)s %% a year (the cost of "
+            "capital); the cost verdict compares them. Totals are plain sums in %(currency)s."
+        )
+        % {"rate": f"{costs['discount_rate'] * 100:g}", "currency": costs["currency"]},
+    )
 
 
 def _outcomes_explained(result: scoring.Result) -> list[dict[str, Any]]:

@@ -301,10 +301,17 @@ def wait_summary(
     options = wait["options"]
     if len(options) < 2:
         return None
+    sentence = _wait_sentence(wait, currency, cloud_only=cloud_only)
+    return {"sentence": sentence, "assumed": _wait_assumed(wait), "options": options}
+
+
+def _wait_sentence(wait: Mapping[str, Any], currency: str, *, cloud_only: float | None) -> str:
+    """Whether to buy now, after a wait, or not at all."""
+    options = wait["options"]
     now = options[0]["present_value"]
     best = next(o for o in options if o["wait_months"] == wait["best_wait_months"])
     if cloud_only is not None and cloud_only < best["present_value"]:
-        sentence = _(
+        return _(
             "Neither: renting throughout costs less than buying the %(gpus)s GPUs now or after "
             "any of these waits (%(cloud)s against %(best)s at best)."
         ) % {
@@ -312,29 +319,32 @@ def wait_summary(
             "cloud": money(cloud_only, currency),
             "best": money(best["present_value"], currency),
         }
-    elif best["wait_months"] == 0:
-        sentence = _(
+    if best["wait_months"] == 0:
+        return _(
             "Buy the %(gpus)s GPUs now: every wait costs more on these prices, and waiting is "
             "cheaper in at most %(share)s of the draws."
         ) % {
             "gpus": wait["owned_gpus"],
             "share": _pct(max(o["cheaper_than_now_pct"] for o in options[1:]) / 100),
         }
-    else:
-        sentence = _(
-            "Waiting %(months)s months to buy the %(gpus)s GPUs, renting meanwhile, costs "
-            "%(amount)s less than buying now, and less in %(share)s of the draws."
-        ) % {
-            "months": best["wait_months"],
-            "gpus": wait["owned_gpus"],
-            "amount": money(now - best["present_value"], currency),
-            "share": _pct(best["cheaper_than_now_pct"] / 100),
-        }
+    return _(
+        "Waiting %(months)s months to buy the %(gpus)s GPUs, renting meanwhile, costs "
+        "%(amount)s less than buying now, and less in %(share)s of the draws."
+    ) % {
+        "months": best["wait_months"],
+        "gpus": wait["owned_gpus"],
+        "amount": money(now - best["present_value"], currency),
+        "share": _pct(best["cheaper_than_now_pct"] / 100),
+    }
+
+
+def _wait_assumed(wait: Mapping[str, Any]) -> str:
+    """The price falls the wait was priced with, and the GPU model's own path."""
     source = (_language().startswith("zh") and wait.get("source_zh")) or wait["source"]
     suggested = wait.get("suggested") or {}
     if wait.get("prices_from", "answers") == "held":
         # One future for every section: the model's path is offered, not applied unasked.
-        assumed = _(
+        return _(
             "Today's prices held, as in every section: your answers give no fall. The GPU "
             "model's own path is about %(cloud)s %% a year for cloud GPU-hours and "
             "%(hardware)s %% for servers (%(source)s); give them on the budget step to price "
@@ -344,17 +354,15 @@ def wait_summary(
             "hardware": f"{suggested.get('hardware_fall_pct_per_year', 0):g}",
             "source": source,
         }
-    else:
-        assumed = _(
-            "Prices assumed to fall %(cloud)s %% a year for cloud GPU-hours and %(hardware)s "
-            "%% a year for servers, as your answers give and every section prices them. "
-            "The GPU model's own path: %(source)s."
-        ) % {
-            "cloud": f"{wait['cloud_fall_pct_per_year']:g}",
-            "hardware": f"{wait['hardware_fall_pct_per_year']:g}",
-            "source": source,
-        }
-    return {"sentence": sentence, "assumed": assumed, "options": options}
+    return _(
+        "Prices assumed to fall %(cloud)s %% a year for cloud GPU-hours and %(hardware)s "
+        "%% a year for servers, as your answers give and every section prices them. "
+        "The GPU model's own path: %(source)s."
+    ) % {
+        "cloud": f"{wait['cloud_fall_pct_per_year']:g}",
+        "hardware": f"{wait['hardware_fall_pct_per_year']:g}",
+        "source": source,
+    }
 
 
 def basis_sentence(basis: Mapping[str, Any] | None) -> str | None:
@@ -486,15 +494,9 @@ def generation_summary(
     generation does the work for less, `other_model` says so and how to weigh it."""
     if not generation or not generation["options"]:
         return None
-    # Renting throughout, on whichever generation does the work for less.
-    cloud_only = (generation.get("rent_only") or {}).get("present_value")
     names = dict(GPU_MODELS)
     model = names.get(generation["model"], generation["model"])
     successor = generation["successor_name"]["zh" if _language().startswith("zh") else "en"]
-    options = generation["options"]
-    now = options[0]
-    switches = [o for o in options if o["own"] == "successor"]
-    best = next(o for o in options if (o["own"], o["month"]) == tuple(generation["best"].values()))
     facts = {
         "gpus": generation["owned_gpus"],
         "model": model,
@@ -502,8 +504,35 @@ def generation_summary(
         "successor": successor,
         "speed": f"{generation['speed']:g}",
     }
+    return {
+        "sentence": _generation_sentence(generation, facts, currency),
+        "other_model": _other_model(generation, facts, currency, chosen=chosen),
+        "worth": _generation_worth(generation, model, successor),
+        "assumed": _generation_assumed(generation, successor),
+        "options": _generation_rows(generation, model, successor),
+        "worth_rows": generation["worth"],
+        "model": model,
+        "successor": successor,
+    }
+
+
+def _successor_options(generation: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The options that own the next generation."""
+    return [o for o in generation["options"] if o["own"] == "successor"]
+
+
+def _generation_sentence(
+    generation: Mapping[str, Any], facts: Mapping[str, Any], currency: str
+) -> str:
+    """Which generation to own, and when, or neither."""
+    # Renting throughout, on whichever generation does the work for less.
+    cloud_only = (generation.get("rent_only") or {}).get("present_value")
+    options = generation["options"]
+    now = options[0]
+    switches = _successor_options(generation)
+    best = next(o for o in options if (o["own"], o["month"]) == tuple(generation["best"].values()))
     if cloud_only is not None and cloud_only < best["present_value"]:
-        sentence = _(
+        return _(
             "Neither: renting throughout, on whichever generation does the work for less, "
             "costs less than owning %(gpus)s %(model)s GPUs now or %(successor_gpus)s "
             "%(successor)s GPUs later (%(cloud)s against %(best)s at best)."
@@ -512,9 +541,9 @@ def generation_summary(
             "cloud": money(cloud_only, currency),
             "best": money(best["present_value"], currency),
         }
-    elif best["own"] == "current":
+    if best["own"] == "current":
         cheapest = min(switches, key=lambda o: o["present_value"]) if switches else None
-        sentence = _(
+        return _(
             "Own %(gpus)s %(model)s GPUs now: renting until %(successor)s GPUs (%(speed)s× as "
             "fast for this work) can be owned costs %(amount)s more at best, and less in at "
             "most %(share)s of the draws."
@@ -525,8 +554,8 @@ def generation_summary(
             else "—",
             "share": _pct(max((o["cheaper_than_current_pct"] for o in switches), default=0) / 100),
         }
-    elif best["month"] == now["month"]:  # it can be owned as soon as this one
-        sentence = _(
+    if best["month"] == now["month"]:  # it can be owned as soon as this one
+        return _(
             "Own %(successor_gpus)s %(successor)s GPUs (%(speed)s× as fast for this work) "
             "rather than %(gpus)s %(model)s GPUs, both from month %(month)s: %(amount)s less, "
             "and less in %(share)s of the draws."
@@ -536,40 +565,51 @@ def generation_summary(
             "amount": money(now["present_value"] - best["present_value"], currency),
             "share": _pct(best["cheaper_than_current_pct"] / 100),
         }
-    else:
-        sentence = _(
-            "Rent until month %(month)s, then own %(successor_gpus)s %(successor)s GPUs "
-            "(%(speed)s× as fast for this work) rather than %(gpus)s %(model)s GPUs now: "
-            "%(amount)s less, and less in %(share)s of the draws."
-        ) % {
-            **facts,
-            "month": best["month"],
-            "amount": money(now["present_value"] - best["present_value"], currency),
-            "share": _pct(best["cheaper_than_current_pct"] / 100),
-        }
+    return _(
+        "Rent until month %(month)s, then own %(successor_gpus)s %(successor)s GPUs "
+        "(%(speed)s× as fast for this work) rather than %(gpus)s %(model)s GPUs now: "
+        "%(amount)s less, and less in %(share)s of the draws."
+    ) % {
+        **facts,
+        "month": best["month"],
+        "amount": money(now["present_value"] - best["present_value"], currency),
+        "share": _pct(best["cheaper_than_current_pct"] / 100),
+    }
+
+
+def _generation_worth(generation: Mapping[str, Any], model: str, successor: str) -> str:
+    """Until when the GPUs owned now are worth running rather than renting the work."""
     if generation["outlived_month"] is not None:
-        worth = _(
+        return _(
             "Owned now, the %(model)s GPUs cost more to run (power, space, upkeep, licences, "
             "their team) than renting the same work in the cloud from month %(month)s, on the "
             "cheaper generation per unit of speed: plan to resell them then."
         ) % {"model": model, "month": generation["outlived_month"]}
-    else:
-        worth = _(
-            "Owned now, the %(model)s GPUs cost less to run than renting the same work in the "
-            "cloud throughout the horizon, even once %(successor)s GPUs can be rented."
-        ) % {"model": model, "successor": successor}
+    return _(
+        "Owned now, the %(model)s GPUs cost less to run than renting the same work in the "
+        "cloud throughout the horizon, even once %(successor)s GPUs can be rented."
+    ) % {"model": model, "successor": successor}
+
+
+def _generation_assumed(generation: Mapping[str, Any], successor: str) -> str:
+    """When the next generation can be bought, and the source that says so."""
     source = (_language().startswith("zh") and generation.get("source_zh")) or generation["source"]
     if generation["ships_month"]:
-        assumed = _("%(successor)s in volume in %(months)s months: %(source)s.") % {
+        return _("%(successor)s in volume in %(months)s months: %(source)s.") % {
             "successor": successor,
             "months": generation["ships_month"],
             "source": source,
         }
-    else:
-        assumed = _("%(successor)s can be bought now: %(source)s.") % {
-            "successor": successor,
-            "source": source,
-        }
+    return _("%(successor)s can be bought now: %(source)s.") % {
+        "successor": successor,
+        "source": source,
+    }
+
+
+def _generation_rows(
+    generation: Mapping[str, Any], model: str, successor: str
+) -> list[dict[str, Any]]:
+    """Each option of the choice, named by the GPUs it owns; renting throughout last."""
     rows = [
         {
             "what": _("%(gpus)s %(model)s GPUs") % {"gpus": o["gpus"], "model": model}
@@ -577,18 +617,29 @@ def generation_summary(
             else _("%(gpus)s %(model)s GPUs") % {"gpus": o["gpus"], "model": successor},
             **o,
         }
-        for o in options
+        for o in generation["options"]
     ]
     if generation.get("rent_only"):
         rows.append(
             {"what": _("Rent throughout, on the cheaper generation"), **generation["rent_only"]}
         )
+    return rows
+
+
+def _other_model(
+    generation: Mapping[str, Any],
+    facts: Mapping[str, Any],
+    currency: str,
+    *,
+    chosen: float | None,
+) -> str | None:
+    """When owning the next generation costs less than the plan recommended: by how much,
+    and how to weigh it; None otherwise."""
     # The plan recommended prices the model the answers chose; the next one may do the work
     # for less, which only choosing it in the questionnaire weighs in every section.
-    other_model = None
-    cheaper = min(switches, key=lambda o: o["present_value"], default=None)
+    cheaper = min(_successor_options(generation), key=lambda o: o["present_value"], default=None)
     if chosen is not None and cheaper is not None and cheaper["present_value"] < chosen:
-        other_model = _(
+        return _(
             "Owning %(successor_gpus)s %(successor)s GPUs from month %(month)s costs "
             "%(amount)s less than the plan recommended (%(cheaper)s against %(chosen)s). The "
             "other sections price the %(model)s GPUs you chose: choose %(successor)s in the "
@@ -600,16 +651,7 @@ def generation_summary(
             "cheaper": money(cheaper["present_value"], currency),
             "chosen": money(chosen, currency),
         }
-    return {
-        "sentence": sentence,
-        "other_model": other_model,
-        "worth": worth,
-        "assumed": assumed,
-        "options": rows,
-        "worth_rows": generation["worth"],
-        "model": model,
-        "successor": successor,
-    }
+    return None
 
 
 def _short(outcome: str) -> str:
@@ -690,121 +732,142 @@ def next_steps(
     """Concrete actions with dates, for the recommended option. `first_owned`: the GPUs the
     plan's first stage owns, when the verdict read the plan (demand that grows): those are
     what to get quotes for, and the tables' commitment is not the plan's."""
-    figures = costs["assumptions"]
-    per_node = int(figures["gpus_per_node"]["value"])
-    lead = figures["lead_time_months"]["value"]
-
-    def weeks(n: int) -> datetime.date:
-        return start + datetime.timedelta(weeks=n)
-
-    steps = []
     owned = {"onprem": costs["demand"]["peak_gpus"], "hybrid": costs["hybrid_owned_gpus"]}.get(
         recommendation or ""
     )
     if first_owned is not None and recommendation in ("onprem", "hybrid"):
         owned = first_owned
+    steps = [
+        *_hiring_steps(recommendation, costs, start, owned=owned),
+        *_hardware_steps(costs, start, owned=owned),
+        *_renting_steps(recommendation, costs, start, plan_read=first_owned is not None),
+        *_buying_pilot_steps(recommendation, costs, start),
+        NextStep(
+            _("Score this assessment again with the quotes you receive."),
+            _weeks_after(start, 8),
+        ),
+    ]
+    return sorted(steps, key=lambda step: step.by)
+
+
+def _weeks_after(start: datetime.date, weeks: int) -> datetime.date:
+    return start + datetime.timedelta(weeks=weeks)
+
+
+def _hiring_steps(
+    recommendation: str | None, costs: Mapping[str, Any], start: datetime.date, *, owned: int | None
+) -> list[NextStep]:
+    """Hiring the staff that owning needs, when the recommendation owns."""
+    figures = costs["assumptions"]
     if costs.get("onprem_hires_fte") and recommendation == "onprem":
-        steps.append(
-            NextStep(
-                _(
-                    "Start hiring %(fte)s FTE of infrastructure staff; hiring takes %(months)s months."
-                )
-                % {
-                    "fte": f"{costs['onprem_hires_fte']:g}",
-                    "months": f"{figures['hiring_months']['value']:g}",
-                },
-                weeks(2),
-            )
-        )
+        text = _(
+            "Start hiring %(fte)s FTE of infrastructure staff; hiring takes %(months)s months."
+        ) % {
+            "fte": f"{costs['onprem_hires_fte']:g}",
+            "months": f"{figures['hiring_months']['value']:g}",
+        }
     elif recommendation == "hybrid" and owned and costs["breakdown"]["hybrid"].get("hiring"):
-        steps.append(
-            NextStep(
-                _(
-                    "Start hiring the infrastructure staff the owned base needs; hiring takes "
-                    "%(months)s months."
-                )
-                % {"months": f"{figures['hiring_months']['value']:g}"},
-                weeks(2),
+        text = _(
+            "Start hiring the infrastructure staff the owned base needs; hiring takes "
+            "%(months)s months."
+        ) % {"months": f"{figures['hiring_months']['value']:g}"}
+    else:
+        return []
+    return [NextStep(text, _weeks_after(start, 2))]
+
+
+def _hardware_steps(
+    costs: Mapping[str, Any], start: datetime.date, *, owned: int | None
+) -> list[NextStep]:
+    """Quotes for the servers to own, and the power and cooling to run them."""
+    figures = costs["assumptions"]
+    per_node = int(figures["gpus_per_node"]["value"])
+    lead = figures["lead_time_months"]["value"]
+    if not owned:
+        return []
+    nodes = -(-owned // per_node)
+    kw = nodes * figures["node_kw"]["value"] * figures["pue"]["value"]
+    return [
+        NextStep(
+            ngettext(
+                "Get quotes for %(nodes)s server of %(per_node)s GPUs from two or three "
+                "vendors, with delivery dates (this plan assumes %(lead)s months).",
+                "Get quotes for %(nodes)s servers of %(per_node)s GPUs from two or three "
+                "vendors, with delivery dates (this plan assumes %(lead)s months).",
+                nodes,
             )
-        )
-    if owned:
-        nodes = -(-owned // per_node)
-        steps.append(
-            NextStep(
-                ngettext(
-                    "Get quotes for %(nodes)s server of %(per_node)s GPUs from two or three "
-                    "vendors, with delivery dates (this plan assumes %(lead)s months).",
-                    "Get quotes for %(nodes)s servers of %(per_node)s GPUs from two or three "
-                    "vendors, with delivery dates (this plan assumes %(lead)s months).",
-                    nodes,
-                )
-                % {"nodes": nodes, "per_node": per_node, "lead": f"{lead:g}"},
-                weeks(4),
-            )
-        )
-        kw = nodes * figures["node_kw"]["value"] * figures["pue"]["value"]
-        steps.append(
-            NextStep(
-                _(
-                    "Reserve %(kw)s kW of power and cooling in your data centre or a colocation site."
-                )
-                % {"kw": f"{kw:,.0f}"},
-                weeks(6),
-            )
-        )
+            % {"nodes": nodes, "per_node": per_node, "lead": f"{lead:g}"},
+            _weeks_after(start, 4),
+        ),
+        NextStep(
+            _("Reserve %(kw)s kW of power and cooling in your data centre or a colocation site.")
+            % {"kw": f"{kw:,.0f}"},
+            _weeks_after(start, 6),
+        ),
+    ]
+
+
+def _renting_steps(
+    recommendation: str | None, costs: Mapping[str, Any], start: datetime.date, *, plan_read: bool
+) -> list[NextStep]:
+    """A commitment to price, a pilot and budget alerts, when the recommendation rents.
+    `plan_read`: the verdict read the plan, whose commitment is not the tables'."""
     committed = (
         costs["hybrid_committed_gpus"]
         if recommendation == "hybrid"
         else costs["cloud_committed_gpus"]
     )
-    if first_owned is not None:
+    if plan_read:
         committed = 0
-    if recommendation in ("cloud", "hybrid"):
-        if committed:
-            steps.append(
-                NextStep(
-                    _(
-                        "Ask two or three providers for 1- and 3-year prices on a commitment "
-                        "of %(gpus)s GPUs; rent the rest on demand."
-                    )
-                    % {"gpus": committed},
-                    weeks(4),
-                )
-            )
+    if recommendation not in ("cloud", "hybrid"):
+        return []
+    steps = []
+    if committed:
         steps.append(
             NextStep(
                 _(
-                    "Run a one-month pilot on rented GPUs and measure the real utilization "
-                    "against the %(pct)s %% assumed here."
+                    "Ask two or three providers for 1- and 3-year prices on a commitment "
+                    "of %(gpus)s GPUs; rent the rest on demand."
                 )
-                % {"pct": f"{costs['demand']['utilization_pct']:.0f}"},
-                weeks(6),
-            )
-        )
-        steps.append(
-            NextStep(
-                _("Set budget alerts and cost tags before the first full month of cloud bills."),
-                weeks(2),
-            )
-        )
-    if recommendation == "onprem":
-        steps.append(
-            NextStep(
-                _(
-                    "Run a four-week pilot of your heaviest job on rented GPUs of the same "
-                    "model to confirm the %(pct)s %% utilization before you buy."
-                )
-                % {"pct": f"{costs['demand']['utilization_pct']:.0f}"},
-                weeks(4),
+                % {"gpus": committed},
+                _weeks_after(start, 4),
             )
         )
     steps.append(
         NextStep(
-            _("Score this assessment again with the quotes you receive."),
-            weeks(8),
+            _(
+                "Run a one-month pilot on rented GPUs and measure the real utilization "
+                "against the %(pct)s %% assumed here."
+            )
+            % {"pct": f"{costs['demand']['utilization_pct']:.0f}"},
+            _weeks_after(start, 6),
         )
     )
-    return sorted(steps, key=lambda step: step.by)
+    steps.append(
+        NextStep(
+            _("Set budget alerts and cost tags before the first full month of cloud bills."),
+            _weeks_after(start, 2),
+        )
+    )
+    return steps
+
+
+def _buying_pilot_steps(
+    recommendation: str | None, costs: Mapping[str, Any], start: datetime.date
+) -> list[NextStep]:
+    """A pilot on rented GPUs to confirm the utilization before buying, when owning."""
+    if recommendation != "onprem":
+        return []
+    return [
+        NextStep(
+            _(
+                "Run a four-week pilot of your heaviest job on rented GPUs of the same "
+                "model to confirm the %(pct)s %% utilization before you buy."
+            )
+            % {"pct": f"{costs['demand']['utilization_pct']:.0f}"},
+            _weeks_after(start, 4),
+        )
+    ]
 
 
 def price_dates(costs: Mapping[str, Any]) -> tuple[str, str] | None:
