@@ -102,15 +102,22 @@ class ForgivingRedisCache(PooledRedisCache):
             return False
 
 
+# What a kept page is drawn from: the code, the templates, the translations and the static
+# files whose hashed names it links (a deploy that changes only CSS or JS still starts afresh).
+CODE = ("config/**/*.py", "decider/**/*.py", "templates/**/*.html", "locale/**/*.mo", "static/**/*")
+
+
 @functools.cache
 def code_version() -> str:
-    """A digest of the code and templates that draw a result: a deploy starts afresh."""
+    """A digest of the code, templates and static files that draw a page: a deploy starts
+    afresh. Read once per process (plotly.js included, some 10 ms)."""
     root = settings.BASE_DIR
     digest = hashlib.sha256()
-    for pattern in ("decider/**/*.py", "templates/**/*.html", "locale/**/*.mo"):
+    for pattern in CODE:
         for path in sorted(root.glob(pattern)):
-            digest.update(path.relative_to(root).as_posix().encode())
-            digest.update(path.read_bytes())
+            if path.is_file():
+                digest.update(path.relative_to(root).as_posix().encode())
+                digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
 
 

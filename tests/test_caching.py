@@ -240,3 +240,24 @@ def test_a_link_is_looked_up_as_the_orm_looks_it_up(rules, kind, defer):
     assert [getattr(fast, name) for name in shown] == [getattr(orm, name) for name in shown]
     assert fast.result == Assessment.objects.get(pk=assessment.pk).result  # read when asked
     assert Assessment.objects.by_token(token + "x", kind=kind, defer=defer, ruleset=False) is None
+
+
+def test_a_deploy_that_changes_only_a_stylesheet_starts_the_kept_pages_afresh(settings, tmp_path):
+    """Kept pages link hashed static files: a new stylesheet means new names, so pages kept
+    under the old code version must not be served."""
+    for name, text in {
+        "decider/views.py": "VIEW = 1\n",
+        "templates/page.html": "<p>page</p>\n",
+        "static/app.css": "body { color: black; }\n",
+    }.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    settings.BASE_DIR = tmp_path
+    caching.code_version.cache_clear()
+    try:
+        before = caching.code_version()
+        (tmp_path / "static/app.css").write_text("body { color: navy; }\n")
+        caching.code_version.cache_clear()
+        assert caching.code_version() != before
+    finally:
+        caching.code_version.cache_clear()
