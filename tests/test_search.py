@@ -1,0 +1,73 @@
+"""The staged plan's search (engine/stages.py) is a dynamic programme over the decision
+months and the candidate owned sizes. On futures small enough to list every plan, it finds
+the cheapest one there is: checked against brute force."""
+
+import itertools
+import math
+
+import pytest
+
+from decider.engine import stages
+from decider.engine.figures import figures_values
+from decider.engine.stages import Future
+from tests.factories import make_cost_answers, shipped_figures
+
+CHEAP_SERVERS = dict(server_price=100_000, gpu_hour_on_demand=5.0)  # owning pays early
+CASES = {
+    "renting wins throughout": ({}, dict(gpus=16, utilization=0.3, horizon_months=15), Future()),
+    "growth bought in stages": (
+        CHEAP_SERVERS,
+        dict(gpus=16, utilization=0.9, horizon_months=24),
+        Future(growth_pct=80.0),
+    ),
+    "later servers cheaper": (
+        CHEAP_SERVERS,
+        dict(gpus=16, utilization=0.95, horizon_months=21),
+        Future(growth_pct=100.0, hardware_fall_pct=20.0),
+    ),
+    "half the work stays home": (
+        {},
+        dict(gpus=24, utilization=0.6, horizon_months=18, cloud_share=0.5),
+        Future(growth_pct=40.0),
+    ),
+    "GPUs already owned": (
+        CHEAP_SERVERS,
+        dict(gpus=32, utilization=0.9, horizon_months=21, fleet_gpus=8, fleet_age_years=1.0),
+        Future(growth_pct=30.0, cloud_fall_pct=15.0),
+    ),
+}
+
+
+def brute_force(world, *, must_own=False):
+    """Every plan: a level per decision month, never below the one before or what is owned
+    today, each able to hold the work that may not leave; the cheapest by its own cost."""
+    decisions = stages._decisions(world)
+    levels = [level for level in stages._levels(world) if level >= world.answers.fleet_gpus]
+    segments = stages._segments(world, decisions)
+    floors = [world.home_share * world.peak[months].max() for months in segments]
+    best = (math.inf, None)
+    for path in itertools.combinations_with_replacement(levels, len(decisions)):
+        if any(level < floor - 1e-9 for level, floor in zip(path, floors, strict=True)):
+            continue
+        if must_own and path[-1] == 0:
+            continue
+        best = min(best, (stages._path_cost(world, decisions, path), path))
+    return best, len(levels), len(decisions)
+
+
+@pytest.mark.parametrize("must_own", [False, True])
+@pytest.mark.parametrize("case", CASES)
+def test_the_search_finds_the_cheapest_plan_there_is(case, must_own):
+    prices, given, future = CASES[case]
+    figures = figures_values(shipped_figures(**prices))
+    world = stages._world(figures, make_cost_answers(**given), future)
+    (cheapest, _plan), levels, decisions = brute_force(world, must_own=must_own)
+    assert levels >= 2 and decisions >= 3 and math.comb(levels + decisions, decisions) < 200_000
+
+    found, _decisions = stages._searched(world, must_own=must_own)
+
+    assert found.cost == pytest.approx(cheapest, rel=1e-9)
+    # Its cost is the cost of the plan it names, reckoned on its own.
+    assert stages._path_cost(world, _decisions, found.levels) == pytest.approx(found.cost, rel=1e-9)
+    if must_own:
+        assert found.levels[-1] > 0
