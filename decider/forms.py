@@ -21,8 +21,8 @@ from django.utils.translation import gettext_lazy as _
 
 from decider.engine import fleet, gpus, markets, odds, questionnaire, sizing
 from decider.engine.figures import ADJUSTABLE_NAMES, FIGURES, Figure
+from decider.formats import month_text
 from decider.models import NAME_MAX_LENGTH
-from decider.templatetags.decider_tags import month_text
 
 
 def number_message(label: str, allowed: str) -> str:

@@ -21,7 +21,7 @@ from decider.engine.figures import FIGURES
 from decider.engine.outcomes import COST_OPTIONS, cost_option_label, outcome_name
 from decider.engine.questionnaire import GPU_MODELS
 from decider.engine.text import Text
-from decider.templatetags.decider_tags import money
+from decider.formats import money
 
 # Breakdown lines paid before the first job runs: the capital to ask for.
 UPFRONT_LINES = ("servers", "network", "storage", "spares", "setup")

@@ -88,6 +88,19 @@ def test_no_module_of_the_project_imports_itself_round_a_circle():
     assert circles(import_graph()) == []
 
 
+def test_python_formats_money_where_the_templates_do_not_through_a_template_tag():
+    """decider/formats.py formats money and months for both; a module reaching into the
+    template tags for them would tie page logic to the template layer."""
+    graph = import_graph()
+    reaching = {
+        module
+        for module, imported in graph.items()
+        if not module.startswith("decider.templatetags")
+        and any(name.startswith("decider.templatetags") for name in imported)
+    }
+    assert reaching == set()
+
+
 def test_the_circle_finder_finds_a_circle():
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
     assert circles(graph) == [["a", "b", "c"]]

@@ -71,7 +71,7 @@ def test_the_chinese_result_page_shows_amounts_in_wan(client, rules):
 
 
 def test_a_figures_date_reads_as_its_month_in_either_language():
-    from decider.templatetags.decider_tags import month_text
+    from decider.formats import month_text
 
     with translation.override("zh-hans"):
         assert month_text("2026-03-01") == "2026年3月"

@@ -1,12 +1,9 @@
-from datetime import date
 from decimal import Decimal
 
 from django import template
-from django.utils import formats
 from django.utils.safestring import mark_safe
-from django.utils.translation import get_language
 
-from decider import numbers
+from decider.formats import money, month_text
 from decider.method import cite_links
 
 register = template.Library()
@@ -14,13 +11,7 @@ register = template.Library()
 SYMBOLS = {"USD": "$", "CNY": "¥"}
 
 
-@register.filter
-def money(value, currency: str = "USD") -> str:
-    """1234567.8 -> '$1,234,568' (whole units; cost figures are estimates); in Chinese
-    '$123.46万' (decider/numbers.py)."""
-    if value is None or value == "":
-        return "—"
-    return numbers.money_full(float(value), currency, get_language())
+register.filter("money", money)
 
 
 @register.filter
@@ -77,20 +68,7 @@ def cite(text) -> str:
     return cite_links(str(text))
 
 
-@register.filter
-def month(value) -> str:
-    """ "2026-03-01" -> "March 2026", "2026年3月" in Chinese: the month a figure was checked."""
-    return month_text(value)
-
-
-def month_text(value) -> str:
-    if not value:
-        return "—"
-    try:
-        day = value if isinstance(value, date) else date.fromisoformat(str(value)[:10])
-    except ValueError:
-        return str(value)
-    return formats.date_format(day, "YEAR_MONTH_FORMAT")
+register.filter("month", month_text)
 
 
 class KeptNode(template.Node):

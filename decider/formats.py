@@ -1,0 +1,32 @@
+"""Money and months as a page shows them, in the active language: the one place both the
+templates (templatetags/decider_tags.py) and Python (summary.py, forms.py) format them.
+The arithmetic of the figures themselves is decider/numbers.py (plain Python)."""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any
+
+from django.utils import formats
+from django.utils.translation import get_language
+
+from decider import numbers
+
+
+def money(value: Any, currency: str = "USD") -> str:
+    """1234567.8 -> '$1,234,568' (whole units; cost figures are estimates); in Chinese
+    '$123.46万' (decider/numbers.py); '—' for no figure."""
+    if value is None or value == "":
+        return "—"
+    return numbers.money_full(float(value), currency, get_language())
+
+
+def month_text(value: Any) -> str:
+    """ "2026-03-01" -> "March 2026", "2026年3月" in Chinese: the month a figure was checked."""
+    if not value:
+        return "—"
+    try:
+        day = value if isinstance(value, date) else date.fromisoformat(str(value)[:10])
+    except ValueError:
+        return str(value)
+    return formats.date_format(day, "YEAR_MONTH_FORMAT")
