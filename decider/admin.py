@@ -45,6 +45,7 @@ from decider.engine.ruledocs import (
     weight_problems,
     weights_problems,
 )
+from decider.engine.text import is_chinese
 from decider.models import Assessment, Assumption, Constraint, Criterion, Option, RuleSet
 from decider.rulesets import (
     RuleSetPublished,
@@ -902,7 +903,7 @@ class AssumptionAdmin(HistoryAdmin):
     @admin.display(description=_("source"), ordering="source")
     def source_shown(self, obj: Assumption) -> str:
         """In the admin's language: the Chinese source where there is one."""
-        if (get_language() or "").startswith("zh") and obj.source_zh:
+        if is_chinese(get_language()) and obj.source_zh:
             return obj.source_zh
         return obj.source
 

@@ -19,6 +19,7 @@ from decider import numbers
 from decider.engine.costs import LINE_LABELS
 from decider.engine.figures import FIGURES
 from decider.engine.outcomes import cost_option_label
+from decider.engine.text import is_chinese
 
 # Okabe-Ito, darkened where it was lighter than 3:1 on white (its orange and sky
 # blue are 2.3:1), so every line and bar reads on screen and on paper. Colour is
@@ -83,7 +84,7 @@ def _language() -> str:
 
 def _money(value: float, currency: str) -> str:
     """An amount in a sentence: "3,618,698 USD"; in Chinese "$361.87万"."""
-    if _language().startswith("zh"):
+    if is_chinese(_language()):
         return numbers.money_full(value, currency, _language())
     return f"{value:,.0f} {currency}"
 
@@ -135,7 +136,7 @@ def _money_ticks_zh(figure: dict) -> None:
         axis = layout.get(axis_name, {})
         by_symbol = {symbol: code for code, symbol in _CURRENCY_SYMBOLS.items()}
         currency = by_symbol.get(axis.get("tickprefix", ""))
-        if currency is None or axis.get("type") == "log" or not _language().startswith("zh"):
+        if currency is None or axis.get("type") == "log" or not is_chinese(_language()):
             continue
         letter = axis_name[0]
         stacked: dict[Any, float] = {}
@@ -809,7 +810,7 @@ _BAR_SLOT, _WRAPPED_BAR_SLOT, _BAR_ROOM = 22, 36, 130
 
 def _wrap(label: str, language: str, width: int = 20) -> str:
     """A label on several lines of about `width` characters (CJK ones count double)."""
-    width = max(4, width // 2) if language.startswith("zh") else width
+    width = max(4, width // 2) if is_chinese(language) else width
     return "<br>".join(textwrap.wrap(label, width)) or label
 
 

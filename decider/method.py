@@ -16,6 +16,7 @@ from django.utils.safestring import SafeString, mark_safe
 
 from decider.engine.figures import FIGURES
 from decider.engine.scoring import RuleBook
+from decider.engine.text import is_chinese
 
 SOURCE_TITLE = {
     "en": "Choosing a deep-learning GPU supercomputer: building your own cluster or renting "
@@ -39,7 +40,7 @@ class Section:
 
     def ref(self, language: str = "en") -> str:
         """ "§IV.6", or "§四.6" as the Chinese text quotes it."""
-        numeral = CHINESE[self.number] if language.startswith("zh") else ROMAN[self.number]
+        numeral = CHINESE[self.number] if is_chinese(language) else ROMAN[self.number]
         return f"§{numeral}" + (f".{self.sub}" if self.sub else "")
 
 
@@ -298,7 +299,7 @@ def criteria_citing(rulebook: RuleBook | None, language: str) -> dict[str, list[
 
 def sections_for(rulebook: RuleBook | None, language: str) -> list[dict[str, Any]]:
     """Each section in the page's language, with the criteria and figures it drives."""
-    lang = "zh" if language.startswith("zh") else "en"
+    lang = "zh" if is_chinese(language) else "en"
     citing = criteria_citing(rulebook, language)
     separator = "、" if lang == "zh" else ", "
     return [

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import math
 
+from decider.engine.text import is_chinese
+
 SYMBOLS = {"USD": "$", "CNY": "¥"}
 _GROUPS = {"zh": ((1e8, "亿"), (1e4, "万")), "en": ((1e9, "B"), (1e6, "M"), (1e3, "k"))}
 
 
 def _family(language: str | None) -> str:
-    return "zh" if (language or "").startswith("zh") else "en"
+    return "zh" if is_chinese(language) else "en"
 
 
 def _with_currency(number: str, currency: str) -> str:

@@ -31,6 +31,7 @@ from decider.engine.outcomes import (
     outcome_name,
 )
 from decider.engine.sensitivity import weight_sensitivity
+from decider.engine.text import is_chinese
 from decider.models import Assessment
 from decider.rulesets import ruleset_rulebook
 from decider.services import assessment_costs, assessment_odds, assessment_plan
@@ -505,7 +506,7 @@ def _figure_rows(costs: Mapping[str, Any], *, overrides: Mapping[str, float]) ->
     """The cost figures used, by the name the page shows, with their unit in its language."""
     language = get_language() or "en"
     prices_in = costs.get("prices_in", "USD")  # the price set's own currency
-    chinese = language.startswith("zh")
+    chinese = is_chinese(language)
     rows = [
         {
             "name": name,

@@ -20,7 +20,7 @@ from decider.engine.costs import HOURS_PER_MONTH
 from decider.engine.figures import FIGURES
 from decider.engine.outcomes import COST_OPTIONS, cost_option_label, outcome_name
 from decider.engine.questionnaire import GPU_MODELS
-from decider.engine.text import Text
+from decider.engine.text import Text, is_chinese
 from decider.formats import money
 
 # Breakdown lines paid before the first job runs: the capital to ask for.
@@ -259,8 +259,7 @@ def odds_summary(odds: Mapping[str, Any]) -> Odds | None:
             "label": _(SPREADS[name].label),
             "low": spread["low"],
             "high": spread["high"],
-            "source": (_language().startswith("zh") and spread.get("source_zh"))
-            or spread["source"],
+            "source": (is_chinese(_language()) and spread.get("source_zh")) or spread["source"],
             "as_of": spread["as_of"],
         }
         for name, spread in odds["ranges"].items()
@@ -340,7 +339,7 @@ def _wait_sentence(wait: Mapping[str, Any], currency: str, *, cloud_only: float 
 
 def _wait_assumed(wait: Mapping[str, Any]) -> str:
     """The price falls the wait was priced with, and the GPU model's own path."""
-    source = (_language().startswith("zh") and wait.get("source_zh")) or wait["source"]
+    source = (is_chinese(_language()) and wait.get("source_zh")) or wait["source"]
     suggested = wait.get("suggested") or {}
     if wait.get("prices_from", "answers") == "held":
         # One future for every section: the model's path is offered, not applied unasked.
@@ -496,7 +495,7 @@ def generation_summary(
         return None
     names = dict(GPU_MODELS)
     model = names.get(generation["model"], generation["model"])
-    successor = generation["successor_name"]["zh" if _language().startswith("zh") else "en"]
+    successor = generation["successor_name"]["zh" if is_chinese(_language()) else "en"]
     facts = {
         "gpus": generation["owned_gpus"],
         "model": model,
@@ -593,7 +592,7 @@ def _generation_worth(generation: Mapping[str, Any], model: str, successor: str)
 
 def _generation_assumed(generation: Mapping[str, Any], successor: str) -> str:
     """When the next generation can be bought, and the source that says so."""
-    source = (_language().startswith("zh") and generation.get("source_zh")) or generation["source"]
+    source = (is_chinese(_language()) and generation.get("source_zh")) or generation["source"]
     if generation["ships_month"]:
         return _("%(successor)s in volume in %(months)s months: %(source)s.") % {
             "successor": successor,

@@ -35,6 +35,7 @@ from decider.engine.costs import CURRENCIES
 from decider.engine.figures import Figure
 from decider.engine.markets import market_of
 from decider.engine.outcomes import outcome_name
+from decider.engine.text import is_chinese
 from decider.forms import (
     STEP_FORMS,
     FiguresStepForm,
@@ -198,7 +199,7 @@ def currency_of(request: HttpRequest) -> str:
     chosen = request.GET.get("currency") or request.session.get("currency")
     if chosen in CURRENCIES:
         return chosen
-    return "CNY" if (get_language() or "").startswith("zh") else "USD"
+    return "CNY" if is_chinese(get_language()) else "USD"
 
 
 # --- start and the wizard ---------------------------------------------------------

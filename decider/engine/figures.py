@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from decider.engine.i18n import gettext
-from decider.engine.text import Text, json_repr, number_text
+from decider.engine.text import Text, is_chinese, json_repr, number_text
 
 Kind = Literal["money", "share", "number"]
 
@@ -100,7 +100,7 @@ class Figure:
 
     def source_in(self, language: str | None) -> str:
         """The source in `language`: Chinese where the data has it, else the English one."""
-        if (language or "").startswith("zh") and self.source_zh:
+        if is_chinese(language) and self.source_zh:
             return self.source_zh
         return self.source
 

@@ -6,6 +6,12 @@ import json
 from dataclasses import dataclass
 
 
+def is_chinese(language: str | None) -> bool:
+    """Whether a language code ("zh-hans", "zh-CN", None...) reads Chinese: the one test of
+    it, wherever a page, a chart or a figure picks its words."""
+    return (language or "").startswith("zh")
+
+
 @dataclass(frozen=True)
 class Text:
     """A string in both interface languages."""
@@ -14,7 +20,7 @@ class Text:
     zh: str
 
     def get(self, language: str) -> str:
-        return self.zh if language.startswith("zh") else self.en
+        return self.zh if is_chinese(language) else self.en
 
     def as_dict(self) -> dict[str, str]:
         return {"en": self.en, "zh": self.zh}

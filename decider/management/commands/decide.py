@@ -19,6 +19,7 @@ from decider.engine.questionnaire import (
     too_big_text,
 )
 from decider.engine.scoring import result_localized
+from decider.engine.text import is_chinese
 from decider.services import NoRuleSet, evaluate_now
 
 
@@ -132,7 +133,7 @@ class Command(BaseCommand):
         lines.append(f"Cost figures ({prices_in} price set):")
         language = translation.get_language() or "en"
         for name, figure in data["costs"]["assumptions"].items():
-            chinese = figure.get("source_zh") if language.startswith("zh") else None
+            chinese = figure.get("source_zh") if is_chinese(language) else None
             unit = FIGURES[name].unit_in(prices_in).get(language) if name in FIGURES else ""
             source = chinese or figure["source"]
             lines.append(f"  {name:24} {figure['value']:g} {unit} · {source} ({figure['as_of']})")
