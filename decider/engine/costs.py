@@ -284,16 +284,6 @@ def _owned_lines(
     bought = servers + network + storage
     held = kept_nodes * per_node  # the fleet, at today's price of the same servers
     served_kept = answers.demand.split(kept)[0] if kept else 0.0
-
-    def load(busy: float, owned: int) -> float:
-        return p["idle_share"] + (1 - p["idle_share"]) * (busy / owned) if owned else 0.0
-
-    def running(count: int, busy: float, owned: int) -> tuple[float, float]:
-        """Power and colocation of `count` nodes a month, `busy` of `owned` GPUs busy."""
-        power = count * p["node_kw"] * load(busy, owned) * p["pue"] * HOURS_PER_MONTH
-        colo = 0.0 if answers.has_datacenter else count * p["node_kw"] * p["colo_kw_month"]
-        return power * p["kwh_price"], colo
-
     # Until the hardware bought arrives, the work whose data may leave and the fleet cannot
     # hold runs on cloud GPUs; the rest waits.
     bridged = max(busy_gpus - served_kept, 0.0) * answers.cloud_share if bought_nodes else 0.0
@@ -306,25 +296,12 @@ def _owned_lines(
         once("spares", servers * p["spares_share"]),
         once("setup", 0.0 if kept else p["setup_cost"]),
     ]
-    # Servers are replaced at the end of their life (`depreciation_years`) when that comes
-    # within the horizon; what is resold at the end is the last of them, for its age then.
-    renewed = bought_nodes * per_node
-    refreshes = []
-    resold = storage * _resale_share(p, months / 12)
-    last = None
-    for month in _refresh_months(p, starts if bought_nodes else months, months):
-        refreshes.append(once("refresh", renewed * (1 + p["spares_share"]), month))
-        last = month
-    resold += renewed * _resale_share(p, (months - last if last is not None else months) / 12)
-    last = None
-    if answers.fleet_age_years < p["depreciation_years"]:  # past its life: runs on as it is
-        for month in _refresh_months(p, -answers.fleet_age_years * 12, months):
-            refreshes.append(once("refresh", held * (1 + p["spares_share"]), month))
-            last = month
-    age = answers.fleet_age_years + months / 12 if last is None else (months - last) / 12
-    resold += held * _resale_share(p, age)
-    before_power, before_colo = running(kept_nodes, served_kept, kept)
-    after_power, after_colo = running(nodes, busy_gpus, gpus)
+    renewed, since = bought_nodes * per_node, starts if bought_nodes else months
+    refreshes, resold = _renewals(
+        p, answers, renewed=renewed, since=since, held=held, storage=storage
+    )
+    before_power, before_colo = _power_and_colocation(p, answers, kept_nodes, served_kept, kept)
+    after_power, after_colo = _power_and_colocation(p, answers, nodes, busy_gpus, gpus)
     return [
         *(purchases if answers.capex_available else _financed(p, answers, purchases)),
         per_month("bridge", bridged * HOURS_PER_MONTH * _on_demand_rate(p), 0, starts),
@@ -339,6 +316,50 @@ def _owned_lines(
         *refreshes,
         once("residual", -resold * p["residual_value"], months),
     ]
+
+
+def _power_and_colocation(
+    params: Mapping[str, float], answers: CostAnswers, count: int, busy: float, owned: int
+) -> tuple[float, float]:
+    """Power and colocation of `count` nodes a month, `busy` of `owned` GPUs busy."""
+    p = params
+    load = p["idle_share"] + (1 - p["idle_share"]) * (busy / owned) if owned else 0.0
+    power = count * p["node_kw"] * load * p["pue"] * HOURS_PER_MONTH
+    colo = 0.0 if answers.has_datacenter else count * p["node_kw"] * p["colo_kw_month"]
+    return power * p["kwh_price"], colo
+
+
+def _renewals(
+    params: Mapping[str, float],
+    answers: CostAnswers,
+    *,
+    renewed: float,
+    since: float,
+    held: float,
+    storage: float,
+) -> tuple[list[Line], float]:
+    """(the refreshes, the resale at the end before the costs of selling) of the servers
+    bought (worth `renewed`, running from `since`) and of the fleet kept (worth `held`), and
+    of the `storage` bought. Servers are replaced at the end of their life
+    (`depreciation_years`) when that comes within the horizon; what is resold at the end is
+    the last of them, for its age then."""
+    p = params
+    months = answers.horizon_months
+    refreshes = []
+    resold = storage * _resale_share(p, months / 12)
+    last = None
+    for month in _refresh_months(p, since, months):
+        refreshes.append(once("refresh", renewed * (1 + p["spares_share"]), month))
+        last = month
+    resold += renewed * _resale_share(p, (months - last if last is not None else months) / 12)
+    last = None
+    if answers.fleet_age_years < p["depreciation_years"]:  # past its life: runs on as it is
+        for month in _refresh_months(p, -answers.fleet_age_years * 12, months):
+            refreshes.append(once("refresh", held * (1 + p["spares_share"]), month))
+            last = month
+    age = answers.fleet_age_years + months / 12 if last is None else (months - last) / 12
+    resold += held * _resale_share(p, age)
+    return refreshes, resold
 
 
 def _refresh_months(params: Mapping[str, float], since: float, months: int) -> list[float]:
@@ -828,7 +849,6 @@ def costs_compute(
     """Everything the pages, charts, the API and the rule engine read of the costs."""
     params = figures_values(figures)
     rate = _rate(params, answers, currency)
-    equivalent = h100_equivalent(params, answers.workload)
 
     def money(value: float | None) -> float | None:
         return None if value is None else round(float(value) * rate, 2)
@@ -840,10 +860,7 @@ def costs_compute(
     present = {
         option: money(v) for option, v in present_values(monthly, params["discount_rate"]).items()
     }
-    reduces_to = _hybrid_mix(answers, hybrid)
-    compared = _compared(answers, reduces_to)
-    cheapest, runner_up, gap = _rank(cast(dict[str, float], present), compared, reduces_to)
-    sensitivity = _sensitivity(params, answers)
+    ranking = _ranking(answers, present, _hybrid_mix(answers, hybrid))
     costs: dict[str, Any] = {
         "currency": currency,
         "horizon_months": answers.horizon_months,
@@ -860,18 +877,14 @@ def costs_compute(
             "owned_gpus": [plan.owned for plan, _ in curve],
             "total": [money(t) for _, t in curve],
         },
-        "options_compared": compared,
-        "cheapest": cheapest,
-        "runner_up": runner_up,
-        "cheapest_gap_pct": None if gap is None else round(gap, 2),
-        # The gap the verdict is read from (engine/verdict.py), the same figure by its role.
-        "verdict_gap_pct": None if gap is None else round(gap, 2),
-        "sensitivity": [
-            {"name": name, "low": money(low), "high": money(high)}
-            for name, low, high in sensitivity
-        ],
+        **ranking,
+        "sensitivity": _sensitivity_facts(params, answers, money),
         "against_rule_of_thumb": _against_rule_of_thumb(
-            params, answers, cheapest, _plans(params, answers, hybrid), _plain_totals(monthly)
+            params,
+            answers,
+            ranking["cheapest"],
+            _plans(params, answers, hybrid),
+            _plain_totals(monthly),
         ),
         "migration": _migration_facts(params, answers, money),
         "assumptions": figures_as_dict(
@@ -882,7 +895,51 @@ def costs_compute(
         "financing": None
         if answers.capex_available
         else {"rate": params["finance_rate"], "term_months": int(params["finance_term_months"])},
-        # Per-hour figures are per useful H100-equivalent hour: a slower card is not flattered.
+        **_per_hour_facts(params, answers, money),
+        **_fleet_facts(params, answers, money),
+    }
+    costs["cheapest_cloud_mode"] = min(CLOUD_OPTIONS, key=costs["totals"].__getitem__)
+    costs["verdict"] = cost_verdict(costs)
+    costs["estimated_prices"] = _estimated_prices(figures, answers, costs)
+    return costs
+
+
+def _ranking(
+    answers: CostAnswers, present: Mapping[str, float | None], reduces_to: str | None
+) -> dict[str, Any]:
+    """The outcomes compared, the cheapest of them, the runner-up and the gap between the
+    two (% of the runner-up's present value)."""
+    compared = _compared(answers, reduces_to)
+    cheapest, runner_up, gap = _rank(cast(dict[str, float], present), compared, reduces_to)
+    return {
+        "options_compared": compared,
+        "cheapest": cheapest,
+        "runner_up": runner_up,
+        "cheapest_gap_pct": None if gap is None else round(gap, 2),
+        # The gap the verdict is read from (engine/verdict.py), the same figure by its role.
+        "verdict_gap_pct": None if gap is None else round(gap, 2),
+    }
+
+
+def _sensitivity_facts(
+    params: Mapping[str, float], answers: CostAnswers, money: Callable[[float], float | None]
+) -> list[dict[str, Any]]:
+    """How much the gap moves with each figure 20 % lower and higher, the widest first."""
+    return [
+        {"name": name, "low": money(low), "high": money(high)}
+        for name, low, high in _sensitivity(params, answers)
+    ]
+
+
+def _per_hour_facts(
+    params: Mapping[str, float],
+    answers: CostAnswers,
+    money: Callable[[float | None], float | None],
+) -> dict[str, Any]:
+    """The cost per useful GPU-hour at each utilization of the grid. Per useful
+    H100-equivalent hour: a slower card is not flattered."""
+    equivalent = h100_equivalent(params, answers.workload)
+    return {
         "h100_equivalent": round(equivalent, 4),
         "per_hour": {
             "utilization_pct": list(UTILIZATION_GRID_PCT),
@@ -892,27 +949,36 @@ def costs_compute(
             },
         },
     }
-    costs["fleet"] = (
-        {
+
+
+def _fleet_facts(
+    params: Mapping[str, float], answers: CostAnswers, money: Callable[[float], float | None]
+) -> dict[str, Any]:
+    """The GPUs of this model owned already and what they fetch today (None: none), and
+    those of other models, which are not priced."""
+    return {
+        "fleet": {
             "gpus": answers.fleet_gpus,
             "age_years": round(answers.fleet_age_years, 2),
             "value_today": money(fleet_value(params, answers, answers.fleet_gpus)),
         }
         if answers.fleet_gpus
-        else None
-    )
-    costs["fleet_not_priced"] = [
-        {"gpu_model": model, "gpus": gpus} for model, gpus in answers.fleet_others
-    ]
-    costs["cheapest_cloud_mode"] = min(CLOUD_OPTIONS, key=costs["totals"].__getitem__)
-    costs["verdict"] = cost_verdict(costs)
-    # The cloud prices that price the cheapest cloud and are estimates, not published.
-    costs["estimated_prices"] = [
+        else None,
+        "fleet_not_priced": [
+            {"gpu_model": model, "gpus": gpus} for model, gpus in answers.fleet_others
+        ],
+    }
+
+
+def _estimated_prices(
+    figures: Mapping[str, Figure], answers: CostAnswers, costs: Mapping[str, Any]
+) -> list[str]:
+    """The cloud prices that price the cheapest cloud and are estimates, not published."""
+    return [
         name
         for name in _priced_by(costs["cheapest_cloud_mode"], answers, costs)
         if figures[name].estimated
     ]
-    return costs
 
 
 def _priced_by(option: str, answers: CostAnswers, costs: Mapping[str, Any]) -> list[str]:

@@ -85,20 +85,10 @@ def answers_evaluate(
     """`odds_seed`: the draws of the odds, when a rule reads them (`cost_odds`)."""
     derived: dict[str, Any] = questionnaire.derived_answers(answers)
     excluded, _warnings = scoring.exclusions({**answers, **derived}, rulebook.constraints)
-    used = figures_with_overrides(figures, answers.get("costs", {}))
-    if not stages.future_of(answers).grows:
-        # A fleet smaller than one server is priced as the smallest server that holds it
-        # (growing demand keeps whole servers: the plan may add them).
-        used = figures_for_fleet(used, answers["gpus"])
+    used = _figures_used(answers, figures)
     computed = answers_costs(answers=answers, figures=used, excluded=excluded, currency=currency)
     # With growth, the verdict reads the plan over that future (engine/verdict.py).
-    basis = None
-    if stages.future_of(answers).grows:
-        plan = answers_plan(
-            answers=answers, figures=used, excluded=excluded, currency=currency, seed=odds_seed
-        )
-        allowed = [outcome for outcome in costs.TIE_ORDER if outcome not in excluded]
-        basis = verdict.plan_basis(plan, allowed)
+    basis = _plan_basis(answers, used, excluded, currency=currency, seed=odds_seed)
     if basis is not None:
         derived["cost_verdict"] = verdict.basis_verdict(basis)
         derived[scoring.COST_ORDER] = basis["order"]
@@ -111,14 +101,10 @@ def answers_evaluate(
     reduces_to = computed["hybrid_reduces_to"]
     # A hybrid that is a pure option on today's demand may be a real one as demand grows.
     reduces = reduces_to is not None and "hybrid" not in excluded and basis is None
-    # The odds cost 5–10 cost models: drawn only for a rule set whose rules read them, or
-    # for a lead wide enough to be decisive (the plan's draws decide that with growth); with
-    # the outcomes the result will exclude, so that they are the saved result's own odds.
-    gap = computed["verdict_gap_pct"]
     found = None
-    if any(rule.question == "cost_odds" for rule in rulebook.rules) or (
-        basis is None and gap is not None and gap >= rulebook.decisive_gap_pct - 1e-9
-    ):
+    if _odds_wanted(rulebook, computed["verdict_gap_pct"], planned=basis is not None):
+        # With the outcomes the result will exclude, so that they are the saved result's
+        # own odds.
         found = answers_odds(
             answers=answers,
             figures=used,
@@ -131,23 +117,70 @@ def answers_evaluate(
     if basis is None:
         # Kept whether or not it is decisive, so that a draft with other bands can be
         # previewed on it (a lead whose odds were not drawn has no probability).
-        lead = {
-            "cheapest": computed["cheapest"],
-            "gap_pct": gap,
-            "probability": verdict.verdict_probability(computed, found),
-        }
         allowed = [o for o in computed["options_compared"] if o not in excluded]
-        _decisive(derived, {**answers, **derived}, rulebook, lead, allowed)
+        _decisive(derived, {**answers, **derived}, rulebook, _cost_lead(computed, found), allowed)
     if reduces and reduces_to is not None:
-        reason = _REDUCES[reduces_to]
-        owned = computed["hybrid_owned_gpus"]
-        derived[scoring.COST_EXCLUDES] = {
-            "hybrid": {
-                language: text.format(owned=owned) for language, text in reason.as_dict().items()
-            }
-        }
+        derived[scoring.COST_EXCLUDES] = _reduces_reason(reduces_to, computed["hybrid_owned_gpus"])
     result = scoring.answers_score(answers={**answers, **derived}, rulebook=rulebook)
     return Evaluation(result=result, costs=computed, figures=used, derived=derived, odds=found)
+
+
+def _figures_used(answers: Mapping[str, Any], figures: Mapping[str, Figure]) -> dict[str, Figure]:
+    """The figures with the answers' own overrides; a fleet smaller than one server priced
+    as the smallest server that holds it (growing demand keeps whole servers: the plan may
+    add them)."""
+    used = figures_with_overrides(figures, answers.get("costs", {}))
+    if not stages.future_of(answers).grows:
+        used = figures_for_fleet(used, answers["gpus"])
+    return used
+
+
+def _plan_basis(
+    answers: Mapping[str, Any],
+    figures: Mapping[str, Figure],
+    excluded: Mapping[str, Text],
+    *,
+    currency: str,
+    seed: int,
+) -> dict[str, Any] | None:
+    """What the verdict reads when demand grows: the allowed outcomes' plans over that
+    future (verdict.plan_basis); None when it holds, or the plan gives no basis."""
+    if not stages.future_of(answers).grows:
+        return None
+    plan = answers_plan(
+        answers=answers, figures=figures, excluded=excluded, currency=currency, seed=seed
+    )
+    allowed = [outcome for outcome in costs.TIE_ORDER if outcome not in excluded]
+    return verdict.plan_basis(plan, allowed)
+
+
+def _odds_wanted(rulebook: scoring.RuleBook, gap: float | None, *, planned: bool) -> bool:
+    """The odds cost 5–10 cost models: drawn only for a rule set whose rules read them, or
+    for a lead wide enough to be decisive (`planned`: the plan's draws decide that with
+    growth)."""
+    return any(rule.question == "cost_odds" for rule in rulebook.rules) or (
+        not planned and gap is not None and gap >= rulebook.decisive_gap_pct - 1e-9
+    )
+
+
+def _cost_lead(computed: Mapping[str, Any], found: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The cost model's cheapest outcome, its gap to the runner-up, and how often it is
+    cheapest in the odds' draws (None: the odds were not drawn)."""
+    return {
+        "cheapest": computed["cheapest"],
+        "gap_pct": computed["verdict_gap_pct"],
+        "probability": verdict.verdict_probability(computed, found),
+    }
+
+
+def _reduces_reason(reduces_to: str, owned: int) -> dict[str, Any]:
+    """Why the hybrid is excluded, in each language: its cheapest mix is a pure option."""
+    reason = _REDUCES[reduces_to]
+    return {
+        "hybrid": {
+            language: text.format(owned=owned) for language, text in reason.as_dict().items()
+        }
+    }
 
 
 def _decisive(

@@ -429,10 +429,7 @@ def odds_compute(
     ranges = ranges_of(None) if ranges is None else dict(ranges)
     params = figures_values(figures)
     chosen = costs_chosen(answers=answers, figures=figures, currency=currency)
-    months = answers.horizon_months
-    # The last month as well as the one before: the resale credit drops in the last alone.
-    spaced = np.linspace(0, months, min(BAND_POINTS, months + 1)).round()
-    band_months = np.unique(np.r_[spaced, max(months - 1, 0)]).astype(int)
+    band_months = _band_months(answers.horizon_months)
     grid = _grid(params, answers, chosen, ranges, band_months)
     drawn = draw(ranges, seed=seed, draws=draws)
     reader, today = _reader(grid, drawn, _multipliers(drawn)), _today(grid)
@@ -441,17 +438,7 @@ def odds_compute(
         {option: float(_read(grid.present[option], today)[0]) for option in COST_OPTIONS},
     )
     probability = cheapest_odds(present, chosen.compared, chosen.reduces_to)
-    rate = chosen.rate
-
-    def money(values: np.ndarray) -> list[float]:
-        return [round(float(v) * rate, 2) for v in values]
-
-    bands: dict[str, Any] = {"months": [int(m) for m in band_months]}
-    for option in COST_OPTIONS:
-        cumulative = _read(grid.cumulative[option], reader)
-        # Each month's draws side by side in memory: the percentiles' partition is 5× faster.
-        low, mid, high = np.percentile(np.ascontiguousarray(cumulative.T), PERCENTILES, axis=1)
-        bands[option] = {"p10": money(low), "p50": money(mid), "p90": money(high)}
+    bands = _bands(grid, reader, band_months, chosen.rate)
     outcomes = outcome_amounts(present, chosen.reduces_to)
     return {
         "draws": draws,
@@ -463,24 +450,56 @@ def odds_compute(
             outcome: dict(
                 zip(
                     ("p10", "p50", "p90"),
-                    money(np.percentile(outcomes[outcome], PERCENTILES)),
+                    _money(np.percentile(outcomes[outcome], PERCENTILES), chosen.rate),
                     strict=True,
                 )
             )
             for outcome in chosen.compared
         },
         "bands": bands,
-        "ranges": {
-            name: {
-                "low": ranges[name][0],
-                "high": ranges[name][1],
-                "distribution": DISTRIBUTION,
-                "source": SPREADS[name].source,
-                "source_zh": SPREADS[name].source_zh,
-                "as_of": SPREADS[name].as_of,
-            }
-            for name in SPREADS
-        },
+        "ranges": _ranges_shown(ranges),
+    }
+
+
+def _money(values: np.ndarray, rate: float) -> list[float]:
+    """Amounts in USD in the currency shown, to the cent."""
+    return [round(float(v) * rate, 2) for v in values]
+
+
+def _band_months(months: int) -> np.ndarray:
+    """The months the cumulative bands are read at: BAND_POINTS across the horizon, and the
+    last month as well as the one before (the resale credit drops in the last alone)."""
+    spaced = np.linspace(0, months, min(BAND_POINTS, months + 1)).round()
+    return np.unique(np.r_[spaced, max(months - 1, 0)]).astype(int)
+
+
+def _bands(grid: _Grid, reader: _Reader, band_months: np.ndarray, rate: float) -> dict[str, Any]:
+    """The P10, P50 and P90 of each option's cumulative cost at each of `band_months`."""
+    bands: dict[str, Any] = {"months": [int(m) for m in band_months]}
+    for option in COST_OPTIONS:
+        cumulative = _read(grid.cumulative[option], reader)
+        # Each month's draws side by side in memory: the percentiles' partition is 5× faster.
+        low, mid, high = np.percentile(np.ascontiguousarray(cumulative.T), PERCENTILES, axis=1)
+        bands[option] = {
+            "p10": _money(low, rate),
+            "p50": _money(mid, rate),
+            "p90": _money(high, rate),
+        }
+    return bands
+
+
+def _ranges_shown(ranges: Mapping[str, tuple[float, float]]) -> dict[str, dict[str, Any]]:
+    """Each input's range as drawn, its distribution and where the range comes from."""
+    return {
+        name: {
+            "low": ranges[name][0],
+            "high": ranges[name][1],
+            "distribution": DISTRIBUTION,
+            "source": SPREADS[name].source,
+            "source_zh": SPREADS[name].source_zh,
+            "as_of": SPREADS[name].as_of,
+        }
+        for name in SPREADS
     }
 
 

@@ -321,47 +321,26 @@ def infer_size(work: Inference, chip: Chip, *, per_node: int, gpu_model: str) ->
     problems = ["fp8"] if work.precision == "fp8" and precision != "fp8" else []
     per_param = INFER_BYTES_FP8.value if precision == "fp8" else INFER_BYTES.value
     weights_gb = per_param * work.params_b
-    replica = _split(weights_gb / (chip.memory_gb * MEMORY_USABLE.value))
     bandwidth = chip.bandwidth_tbs * 1e12 * DECODE_EFFICIENCY.value  # bytes/s per GPU
-    if work.latency_ms is not None:
-        # Decoding a token reads every weight once; tensor parallelism splits the reading.
-        needed = weights_gb * 1e9 / (bandwidth * work.latency_ms / 1000)
-        if needed > per_node:
-            problems.append("latency")
-        replica = max(replica, min(per_node, _split(needed)))
-    if replica > per_node:
-        problems.append("memory")
+    replica, unmet = _replica(work, chip, weights_gb, bandwidth, per_node)
+    problems.extend(unmet)
     input_m, output_m = work.tokens_apart()
     input_s = input_m * 1e6 / SECONDS_PER_DAY
     output_s = output_m * 1e6 / SECONDS_PER_DAY
     table = None
     kept = 1.0  # the share of the table's decoding rate a latency target leaves
     if work.mfu is None:
-        share = input_m / (input_m + output_m) if input_m + output_m else 0.0
-        best = None
-        # Under a latency target a wider split reads the weights faster and keeps a bigger
-        # batch: the split that needs the fewest GPUs for the load wins.
-        splits = [replica]
-        while work.latency_ms is not None and splits[-1] * 2 <= per_node:
-            splits.append(splits[-1] * 2)
-        for split in splits:
-            served = throughput.served(
-                gpu_model=gpu_model,
-                precision=precision,
-                params_b=work.params_b,
-                replica=split,
-                input_share=share,
-                request_tokens=work.request_tokens,
-            )
-            if served is None:
-                break
-            keeps = 1.0
-            if work.latency_ms is not None:
-                step = weights_gb * 1e9 / (split * bandwidth)  # seconds to read the weights
-                keeps = max(0.0, 1 - step / (work.latency_ms / 1000))
-            need = input_s * served.seconds_in + output_s * served.seconds_out / max(keeps, 0.1)
-            if best is None or need < best[0] - 1e-12:
-                best = (need, split, served, keeps)
+        best = _best_split(
+            work,
+            gpu_model=gpu_model,
+            precision=precision,
+            replica=replica,
+            per_node=per_node,
+            weights_gb=weights_gb,
+            bandwidth=bandwidth,
+            tokens_m=(input_m, output_m),
+            tokens_s=(input_s, output_s),
+        )
         if best is not None:
             average, replica, table, kept = best
             if kept < 0.1 and "latency" not in problems:
@@ -370,28 +349,109 @@ def infer_size(work: Inference, chip: Chip, *, per_node: int, gpu_model: str) ->
     if table is None:
         flops_s = INFER_FLOPS.value * work.params_b * 1e9 * (input_s + output_s)
         average = flops_s / (chip.tflops * 1e12 * (work.mfu or INFER_MFU.value))
-    peak = average * work.peak_to_average
-    # Assumed: the quietest hours run as far below the average as the peak runs above it.
-    trough = average / work.peak_to_average
-
-    def replicas(gpus: float) -> int:
-        return max(1, math.ceil(gpus / replica - 1e-9)) * replica
-
+    peak_gpus, base_gpus = _in_replicas(average, replica, work.peak_to_average)
     return {
         "tokens_per_second": input_s + output_s,
         "input_tokens_per_second": input_s,
         "output_tokens_per_second": output_s,
         "flops_per_second": flops_s,
         "precision": precision,
-        "prefill_rate": 1 / table.seconds_in if table and table.seconds_in else None,
-        "decode_rate": 1 / table.seconds_out if table else None,
-        "latency_share": kept if table and work.latency_ms is not None else None,
-        "throughput": _throughput_shown(table),
+        **_table_rates(table, kept, work.latency_ms),
         "gpus_per_replica": replica,
         "average_gpus": average,
-        "gpus": replicas(peak),
-        "base_gpus": replicas(trough),
+        "gpus": peak_gpus,
+        "base_gpus": base_gpus,
         "problems": problems,
+    }
+
+
+def _replica(
+    work: Inference, chip: Chip, weights_gb: float, bandwidth: float, per_node: int
+) -> tuple[int, list[str]]:
+    """(the GPUs a replica is split over, the targets it cannot meet): enough to hold the
+    weights with room for the KV cache and, under a latency target, to read them within it
+    (within one node); `bandwidth`: the bytes a second one GPU reads while decoding."""
+    problems = []
+    replica = _split(weights_gb / (chip.memory_gb * MEMORY_USABLE.value))
+    if work.latency_ms is not None:
+        # Decoding a token reads every weight once; tensor parallelism splits the reading.
+        needed = weights_gb * 1e9 / (bandwidth * work.latency_ms / 1000)
+        if needed > per_node:
+            problems.append("latency")
+        replica = max(replica, min(per_node, _split(needed)))
+    if replica > per_node:
+        problems.append("memory")
+    return replica, problems
+
+
+def _best_split(
+    work: Inference,
+    *,
+    gpu_model: str,
+    precision: str,
+    replica: int,
+    per_node: int,
+    weights_gb: float,
+    bandwidth: float,
+    tokens_m: tuple[float, float],
+    tokens_s: tuple[float, float],
+) -> tuple[float, int, throughput.Served, float] | None:
+    """Sized from the published table: (the GPUs at the average, the GPUs a replica is split
+    over, the table's rates, the share of its decoding rate a latency target leaves) of the
+    split that needs the fewest GPUs for the load; None when the table has no row.
+    `tokens_m`: (input, output) millions a day; `tokens_s`: the same a second."""
+    input_m, output_m = tokens_m
+    input_s, output_s = tokens_s
+    share = input_m / (input_m + output_m) if input_m + output_m else 0.0
+    best = None
+    # Under a latency target a wider split reads the weights faster and keeps a bigger
+    # batch: the split that needs the fewest GPUs for the load wins.
+    splits = [replica]
+    while work.latency_ms is not None and splits[-1] * 2 <= per_node:
+        splits.append(splits[-1] * 2)
+    for split in splits:
+        served = throughput.served(
+            gpu_model=gpu_model,
+            precision=precision,
+            params_b=work.params_b,
+            replica=split,
+            input_share=share,
+            request_tokens=work.request_tokens,
+        )
+        if served is None:
+            break
+        keeps = 1.0
+        if work.latency_ms is not None:
+            step = weights_gb * 1e9 / (split * bandwidth)  # seconds to read the weights
+            keeps = max(0.0, 1 - step / (work.latency_ms / 1000))
+        need = input_s * served.seconds_in + output_s * served.seconds_out / max(keeps, 0.1)
+        if best is None or need < best[0] - 1e-12:
+            best = (need, split, served, keeps)
+    return best
+
+
+def _in_replicas(average: float, replica: int, peak_to_average: float) -> tuple[int, int]:
+    """(the GPUs at the peak, at the quietest hours) in whole replicas of `replica` GPUs.
+    Assumed: the quietest hours run as far below the average as the peak runs above it."""
+    peak = average * peak_to_average
+    trough = average / peak_to_average
+
+    def replicas(gpus: float) -> int:
+        return max(1, math.ceil(gpus / replica - 1e-9)) * replica
+
+    return replicas(peak), replicas(trough)
+
+
+def _table_rates(
+    table: throughput.Served | None, kept: float, latency_ms: float | None
+) -> dict[str, Any]:
+    """The table's prefill and decode rates (tokens a GPU-second), the share of the decoding
+    rate a latency target leaves, and the table's rows; None each when sized by the FLOPs."""
+    return {
+        "prefill_rate": 1 / table.seconds_in if table and table.seconds_in else None,
+        "decode_rate": 1 / table.seconds_out if table else None,
+        "latency_share": kept if table and latency_ms is not None else None,
+        "throughput": _throughput_shown(table),
     }
 
 

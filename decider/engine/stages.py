@@ -689,64 +689,15 @@ def plan_compute(
     the odds of waiting and of the next generation); `outcome`: the headline, which the
     plan recommended follows (the headline's verdict reads the plan when demand grows)."""
     params = figures_values(figures)
-    months = answers.horizon_months
     world = _world(params, answers, future)
-    base, peak = world.base, world.peak
     rate = currency_rate(params["usd_cny"], prices_in=answers.prices_in, shown_in=currency)
     staged, decisions = _search(world)
-    lead = params["lead_time_months"]
     kept = _kept(world, staged.levels)  # the GPUs owned already that the plan keeps
-    stages = _stages(decisions, staged.levels, lead, kept)
-    final_base = world.nodes(float(base[1:].max())) * world.per_node
-    floor = world.nodes(world.home_share * float(peak[1:].max())) * world.per_node
-    committed = max(final_base, floor)
-    commit_path = tuple(committed for _ in decisions)
-    commit_cost = _path_cost(world, decisions, commit_path) if decisions else None
-    cloud_cost = (
-        _path_cost(world, decisions, tuple(0 for _ in decisions)) if world.home_share == 0 else None
-    )
-
-    def money(value: float | None) -> float | None:
-        return None if value is None else round(value * rate, 2)
-
-    owned = np.full(months + 1, float(kept))
-    for stage in stages:
-        owned[stage.month + 1 :] = stage.owned_gpus
-    # Buy now or wait, and this generation or the next: for the first stage's GPUs (a node
-    # of the first month's base when the plan owns none).
-    level = stages[0].owned_gpus if stages else max(world.nodes(float(base[1])), 1) * world.per_node
-    path = gpu(gpu_model).price_path
-    generation = next_generation(market, gpu_model)
+    stages = _stages(decisions, staged.levels, params["lead_time_months"], kept)
+    weighed = _weighed(world, decisions, staged, stages)
+    outcomes = _outcome_plans(weighed.paths, stages, decisions, answers.excluded)
     ranges = {**odds.ranges_of(None), **(ranges or {})}  # an input not given: its default
     drawn = odds.draw(ranges, seed=seed)
-    # The peak owned from the first month it can run: what an on-premises headline owns,
-    # as the cost section's on-prem does.
-
-    peak_level = world.nodes(float(peak[1:].max())) * world.per_node
-    peak_path = tuple(peak_level for _ in decisions)
-    peak_cost = _path_cost(world, decisions, peak_path) if decisions else None
-    paths = {
-        "staged": staged.levels,
-        "commit_now": commit_path,
-        **({"cloud_only": tuple(0 for _ in decisions)} if cloud_cost is not None else {}),
-        **({"own_peak": peak_path} if peak_cost is not None else {}),
-    }
-    # The plan that stands for each outcome the rules allow, over this future.
-    # A hybrid owns a base: the search's plan, or when that owns nothing, the cheapest plan
-    # that owns GPUs by the last decision.
-    owning = staged if stages or not decisions else _search(world, must_own=True)[0]
-    if not stages and decisions and math.isfinite(owning.cost):
-        paths["owning"] = owning.levels
-    candidates = {
-        "cloud": "cloud_only" if cloud_cost is not None else None,
-        "hybrid": "staged" if stages else ("owning" if "owning" in paths else None),
-        "onprem": "own_peak" if peak_cost is not None else None,
-    }
-    outcomes: dict[str, str] = {
-        key: name
-        for key, name in candidates.items()
-        if name is not None and key not in answers.excluded and decisions
-    }
     found_odds = (
         None
         if not decisions
@@ -755,24 +706,124 @@ def plan_compute(
             answers,
             future,
             decisions,
-            paths,
+            weighed.paths,
             ranges=ranges,
             drawn=drawn,
             rate=rate,
             outcomes=outcomes,
         )
     )
+    recommended = _recommended(
+        world, decisions, stages, weighed, found_odds, outcome, gpu_model, kept=kept, rate=rate
+    )
+    return {
+        "currency": currency,
+        **recommended,
+        "financing": _financing_shown(world),
+        "stages": _stage_rows(world, decisions, staged.levels, stages, rate),
+        "present_value": _present_shown(weighed.present, rate),
+        "commit_now_gpus": weighed.committed if decisions else 0,
+        # The GPUs already owned that the plan keeps from month 0 (the answers' `owned`).
+        "owned_already": kept,
+        "first_possible_month": decisions[0] if decisions else None,
+        "timeline": _timeline(world, kept, stages),
+        **_when_to_own(world, future, stages, gpu_model, market=market, drawn=drawn, rate=rate),
+        "odds": found_odds,
+        "future": _future_shown(future),
+        **_outcomes_shown(outcomes, weighed.present, rate),
+    }
+
+
+def _money(value: float | None, rate: float) -> float | None:
+    """An amount in USD in the currency shown, to the cent."""
+    return None if value is None else round(value * rate, 2)
+
+
+@dataclass(frozen=True)
+class _Weighed:
+    """The plans weighed beside the search's: their paths over the decision months and
+    their present values (None: not a choice), by name."""
+
+    paths: dict[str, tuple[int, ...]]
+    present: dict[str, float | None]
+    committed: int  # the GPUs "commit now" owns
+    peak_level: int  # the GPUs "own the peak" owns
+
+
+def _weighed(world: _World, decisions: list[int], staged: _Path, stages: list[Stage]) -> _Weighed:
+    """The search's plan (staged) and those beside it: commit now (the final base, or what
+    the work that may not leave needs), cloud only (when the data allows it), the peak owned
+    from the first month it can run (what an on-premises headline owns, as the cost
+    section's on-prem does), and the plan that owns when the search's owns nothing."""
+    final_base = world.nodes(float(world.base[1:].max())) * world.per_node
+    floor = world.nodes(world.home_share * float(world.peak[1:].max())) * world.per_node
+    committed = max(final_base, floor)
+    commit_path = tuple(committed for _ in decisions)
+    commit_cost = _path_cost(world, decisions, commit_path) if decisions else None
+    cloud_cost = (
+        _path_cost(world, decisions, tuple(0 for _ in decisions)) if world.home_share == 0 else None
+    )
+    peak_level = world.nodes(float(world.peak[1:].max())) * world.per_node
+    peak_path = tuple(peak_level for _ in decisions)
+    peak_cost = _path_cost(world, decisions, peak_path) if decisions else None
+    paths = {
+        "staged": staged.levels,
+        "commit_now": commit_path,
+        **({"cloud_only": tuple(0 for _ in decisions)} if cloud_cost is not None else {}),
+        **({"own_peak": peak_path} if peak_cost is not None else {}),
+    }
     present = {"staged": staged.cost, "commit_now": commit_cost, "cloud_only": cloud_cost}
     if peak_cost is not None:
         present["own_peak"] = peak_cost
-    if "owning" in paths:
+    # A hybrid owns a base: the search's plan, or when that owns nothing, the cheapest plan
+    # that owns GPUs by the last decision.
+    owning = staged if stages or not decisions else _search(world, must_own=True)[0]
+    if not stages and decisions and math.isfinite(owning.cost):
+        paths["owning"] = owning.levels
         present["owning"] = owning.cost
-    chosen, marginal = _chosen(stages, present, found_odds, outcome, kept=kept)
+    return _Weighed(paths, present, committed, peak_level)
+
+
+def _outcome_plans(
+    paths: Mapping[str, tuple[int, ...]],
+    stages: list[Stage],
+    decisions: list[int],
+    excluded: frozenset[str],
+) -> dict[str, str]:
+    """The plan that stands for each outcome the rules allow, over this future (none when
+    nothing owned can arrive within the horizon)."""
+    candidates = {
+        "cloud": "cloud_only" if "cloud_only" in paths else None,
+        "hybrid": "staged" if stages else ("owning" if "owning" in paths else None),
+        "onprem": "own_peak" if "own_peak" in paths else None,
+    }
     return {
-        "currency": currency,
-        # The plan recommended: the headline's, or with none the search's unless marginal.
+        key: name
+        for key, name in candidates.items()
+        if name is not None and key not in excluded and decisions
+    }
+
+
+def _recommended(
+    world: _World,
+    decisions: list[int],
+    stages: list[Stage],
+    weighed: _Weighed,
+    found_odds: Mapping[str, Any] | None,
+    outcome: str | None,
+    gpu_model: str,
+    *,
+    kept: int,
+    rate: float,
+) -> dict[str, Any]:
+    """The plan recommended (the headline's, or with none the search's unless marginal):
+    its name, present value and stages, and the plans beside it."""
+    present = weighed.present
+    chosen, marginal = _chosen(stages, present, found_odds, outcome, kept=kept)
+    committed = weighed.peak_level if chosen == "own_peak" else weighed.committed
+    return {
         "chosen_plan": chosen,
-        "chosen_present_value": money(present[chosen]),
+        "chosen_present_value": _money(present[chosen], rate),
         "chosen": _chosen_stages(
             chosen,
             stages,
@@ -780,19 +831,36 @@ def plan_compute(
             decisions,
             gpu_model,
             marginal=marginal,
-            committed=(peak_level if chosen == "own_peak" else committed) if decisions else 0,
+            committed=committed if decisions else 0,
             kept=kept,
         ),
         "marginal": marginal,
         "alternatives": _alternatives(chosen, present, found_odds, rate, same_as_cloud=not stages),
-        "financing": None
-        if answers.capex_available
-        else {
-            "rate": params["finance_rate"],
-            "term_months": int(params["finance_term_months"]),
-            "factor": round(world.finance, 4),
-        },
-        "stages": [
+    }
+
+
+def _financing_shown(world: _World) -> dict[str, Any] | None:
+    """The finance terms of what is bought, with no capital up front (None: it is there)."""
+    if world.answers.capex_available:
+        return None
+    params = world.params
+    return {
+        "rate": params["finance_rate"],
+        "term_months": int(params["finance_term_months"]),
+        "factor": round(world.finance, 4),
+    }
+
+
+def _stage_rows(
+    world: _World, decisions: list[int], path: tuple[int, ...], stages: list[Stage], rate: float
+) -> list[dict[str, Any]]:
+    """Each purchase of the search's plan, with the demand when it runs and what it saves."""
+    base, peak, months = world.base, world.peak, world.months
+    rows = []
+    for i, s in enumerate(stages):
+        # Owned because the data may not leave: nothing to weigh it against.
+        required = _required(world, decisions, s, stages[i - 1] if i else None)
+        rows.append(
             {
                 "month": s.month,
                 "order_month": s.ordered,
@@ -800,31 +868,57 @@ def plan_compute(
                 "added_gpus": s.added_gpus,
                 "base_gpus": round(float(base[min(s.month + 1, months)]), 1),
                 "peak_gpus": round(float(peak[min(s.month + 1, months)]), 1),
-                # Owned because the data may not leave: nothing to weigh it against.
-                "required_by_data": _required(world, decisions, s, stages[i - 1] if i else None),
+                "required_by_data": required,
                 "saves": None
-                if _required(world, decisions, s, stages[i - 1] if i else None)
-                else money(_saving(world, decisions, staged.levels, i, stages)),
+                if required
+                else _money(_saving(world, decisions, path, i, stages), rate),
             }
-            for i, s in enumerate(stages)
-        ],
-        "present_value": {
-            "staged": money(staged.cost),
-            "commit_now": money(commit_cost),
-            "cloud_only": money(cloud_cost),
-            # The peak owned from the first month it can run: an on-premises headline's.
-            **({"own_peak": money(peak_cost)} if peak_cost is not None else {}),
-        },
-        "commit_now_gpus": committed if decisions else 0,
-        # The GPUs already owned that the plan keeps from month 0 (the answers' `owned`).
-        "owned_already": kept,
-        "first_possible_month": decisions[0] if decisions else None,
-        "timeline": {
-            "months": list(range(months + 1)),
-            "owned_gpus": [int(v) for v in owned],
-            "base_gpus": [round(float(v), 1) for v in base],
-            "peak_gpus": [round(float(v), 1) for v in peak],
-        },
+        )
+    return rows
+
+
+def _present_shown(present: Mapping[str, float | None], rate: float) -> dict[str, float | None]:
+    """The present value of each plan weighed but the owning one (None: not a choice)."""
+    return {
+        "staged": _money(present["staged"], rate),
+        "commit_now": _money(present["commit_now"], rate),
+        "cloud_only": _money(present["cloud_only"], rate),
+        # The peak owned from the first month it can run: an on-premises headline's.
+        **({"own_peak": _money(present["own_peak"], rate)} if "own_peak" in present else {}),
+    }
+
+
+def _timeline(world: _World, kept: int, stages: list[Stage]) -> dict[str, list[Any]]:
+    """The GPUs owned, and the base and peak demand, month by month."""
+    owned = np.full(world.months + 1, float(kept))
+    for stage in stages:
+        owned[stage.month + 1 :] = stage.owned_gpus
+    return {
+        "months": list(range(world.months + 1)),
+        "owned_gpus": [int(v) for v in owned],
+        "base_gpus": [round(float(v), 1) for v in world.base],
+        "peak_gpus": [round(float(v), 1) for v in world.peak],
+    }
+
+
+def _when_to_own(
+    world: _World,
+    future: Future,
+    stages: list[Stage],
+    gpu_model: str,
+    *,
+    market: str,
+    drawn: Mapping[str, np.ndarray],
+    rate: float,
+) -> dict[str, Any]:
+    """Buy now or wait, and this generation or the next: for the first stage's GPUs (a node
+    of the first month's base when the plan owns none)."""
+    params, answers = world.params, world.answers
+    first_base = max(world.nodes(float(world.base[1])), 1) * world.per_node
+    level = stages[0].owned_gpus if stages else first_base
+    path = gpu(gpu_model).price_path
+    generation = next_generation(market, gpu_model)
+    return {
         "wait": _wait(params, answers, future, path, level=level, drawn=drawn, rate=rate),
         "generation": None
         if generation is None
@@ -839,17 +933,28 @@ def plan_compute(
             drawn=drawn,
             rate=rate,
         ),
-        "odds": found_odds,
-        "future": {
-            "growth_pct_per_year": future.growth_pct if not future.years else None,
-            "years": [{"base_gpus": b, "peak_gpus": p} for b, p in future.years],
-            "cloud_fall_pct_per_year": future.cloud_fall_pct,
-            "hardware_fall_pct_per_year": future.hardware_fall_pct,
-            "grows": future.grows,
-        },
-        # Each allowed outcome's plan over this future, and its present value.
+    }
+
+
+def _outcomes_shown(
+    outcomes: Mapping[str, str], present: Mapping[str, float | None], rate: float
+) -> dict[str, Any]:
+    """Each allowed outcome's plan over this future, and its present value."""
+    return {
         "outcome_plans": outcomes,
-        "outcome_present_value": {key: money(present[name]) for key, name in outcomes.items()},
+        "outcome_present_value": {
+            key: _money(present[name], rate) for key, name in outcomes.items()
+        },
+    }
+
+
+def _future_shown(future: Future) -> dict[str, Any]:
+    return {
+        "growth_pct_per_year": future.growth_pct if not future.years else None,
+        "years": [{"base_gpus": b, "peak_gpus": p} for b, p in future.years],
+        "cloud_fall_pct_per_year": future.cloud_fall_pct,
+        "hardware_fall_pct_per_year": future.hardware_fall_pct,
+        "grows": future.grows,
     }
 
 
@@ -909,59 +1014,83 @@ def _chosen_stages(
     """The recommended plan's stages: each with its month, action, GPU model, GPUs and why
     (first, when it keeps GPUs owned already, a "keep" row at month 0)."""
     if chosen != "cloud_only" and kept:
-        keep = {
-            "month": 0,
-            "order_month": 0,
-            "action": "keep",
-            "gpu_model": gpu_model,
-            "gpus": kept,
-            "owned_gpus": kept,
-            "required_by_data": False,
-            "reason": gettext("The GPUs you own already run from month 0: nothing to buy."),
-        }
+        keep = _keep_row(gpu_model, kept)
         rest = _chosen_stages(
             chosen, stages, world, decisions, gpu_model, marginal=marginal, committed=committed
         )
         return [keep, *rest]
     if chosen == "cloud_only":
-        if not stages:
-            reason = gettext("Renting throughout costs least.")
-        elif marginal:
-            reason = gettext(
-                "Owning saves too little, or in too few of the draws, to be worth the "
-                "commitment: the choices stay open."
-            )
-        else:
-            reason = gettext(
-                "The recommendation rents: the answers carry it, though owning in stages "
-                "would cost less."
-            )
-        return [
-            {
-                "month": 0,
-                "action": "rent",
-                "gpu_model": gpu_model,
-                "gpus": int(world.nodes(float(world.peak[1:].max())) * world.per_node),
-                "reason": reason,
-            }
-        ]
+        return [_rent_row(world, stages, gpu_model, marginal=marginal)]
     if chosen in ("commit_now", "own_peak"):
-        lead = world.params["lead_time_months"]
-        return [
-            {
-                "month": decisions[0],
-                "order_month": max(int(round(decisions[0] - lead)), 0),
-                "action": "own",
-                "gpu_model": gpu_model,
-                "gpus": committed,
-                "owned_gpus": committed,
-                "required_by_data": False,
-                "reason": gettext(
-                    "The recommendation owns GPUs: the answers carry it, though renting "
-                    "throughout would cost less."
-                ),
-            }
-        ]
+        return [_commit_row(world, decisions, gpu_model, committed)]
+    return _own_rows(world, decisions, stages, gpu_model)
+
+
+def _keep_row(gpu_model: str, kept: int) -> dict[str, Any]:
+    """Keeping the `kept` GPUs owned already, from month 0."""
+    return {
+        "month": 0,
+        "order_month": 0,
+        "action": "keep",
+        "gpu_model": gpu_model,
+        "gpus": kept,
+        "owned_gpus": kept,
+        "required_by_data": False,
+        "reason": gettext("The GPUs you own already run from month 0: nothing to buy."),
+    }
+
+
+def _rent_row(
+    world: _World, stages: list[Stage], gpu_model: str, *, marginal: bool
+) -> dict[str, Any]:
+    """Renting the peak throughout, and why: it costs least, owning is marginal, or the
+    answers carry renting though the search's stages would cost less."""
+    if not stages:
+        reason = gettext("Renting throughout costs least.")
+    elif marginal:
+        reason = gettext(
+            "Owning saves too little, or in too few of the draws, to be worth the "
+            "commitment: the choices stay open."
+        )
+    else:
+        reason = gettext(
+            "The recommendation rents: the answers carry it, though owning in stages "
+            "would cost less."
+        )
+    return {
+        "month": 0,
+        "action": "rent",
+        "gpu_model": gpu_model,
+        "gpus": int(world.nodes(float(world.peak[1:].max())) * world.per_node),
+        "reason": reason,
+    }
+
+
+def _commit_row(
+    world: _World, decisions: list[int], gpu_model: str, committed: int
+) -> dict[str, Any]:
+    """Owning `committed` GPUs from the first month they can run (commit now, or the peak)."""
+    lead = world.params["lead_time_months"]
+    return {
+        "month": decisions[0],
+        "order_month": max(int(round(decisions[0] - lead)), 0),
+        "action": "own",
+        "gpu_model": gpu_model,
+        "gpus": committed,
+        "owned_gpus": committed,
+        "required_by_data": False,
+        "reason": gettext(
+            "The recommendation owns GPUs: the answers carry it, though renting "
+            "throughout would cost less."
+        ),
+    }
+
+
+def _own_rows(
+    world: _World, decisions: list[int], stages: list[Stage], gpu_model: str
+) -> list[dict[str, Any]]:
+    """The search's purchases, each owned because the data may not leave or because it costs
+    less than renting."""
     rows = []
     for i, stage in enumerate(stages):
         required = _required(world, decisions, stage, stages[i - 1] if i else None)
@@ -1076,21 +1205,31 @@ def _wait(
     at every draw of them (the odds' ranges): the share of draws in which waiting N months
     costs less than buying now. `path`: the GPU model's published price path, shown as what
     the answers may give when they give no fall of their own."""
+    shown = _wait_shown(future, path, level)
+    if answers.cloud_share < 1:  # waiting would leave the work that may not leave waiting
+        return shown
+    at = _waits_priced(params, answers, future, level=level, drawn=drawn)
+    if 0 not in at:
+        return shown
+    now = at[0][1]
+    shown["options"] = [
+        {
+            "wait_months": wait,
+            "present_value": round(middle * rate, 2),
+            "cheaper_than_now_pct": None
+            if wait == 0
+            else round(float((draws < now).mean()) * 100, 1),
+        }
+        for wait, (middle, draws) in at.items()
+    ]
+    shown["best_wait_months"] = min(at, key=lambda wait: (at[wait][0], wait))
+    return shown
 
-    @functools.cache  # three price levels, each asked for by every wait
-    def world_at(cloud: float, hardware: float) -> _World:
-        return _world(params, answers, future, cloud=cloud, hardware=hardware)
 
-    def pv(wait: int, cloud: float, hardware: float) -> float | None:
-        world = world_at(cloud, hardware)
-        decisions = _decisions(world)
-        if not decisions or decisions[0] + wait >= world.months:
-            return None
-        arrives = decisions[0] + wait
-        held = tuple(level if month >= arrives else 0 for month in decisions)
-        return _path_cost(world, decisions, held)
-
-    shown: dict[str, Any] = {
+def _wait_shown(future: Future, path: PricePath, level: int) -> dict[str, Any]:
+    """What buy now or wait weighs, before its options: the GPUs, the falls of prices the
+    plan's future gives, and the GPU model's published path."""
+    return {
         "owned_gpus": level,
         "cloud_fall_pct_per_year": future.cloud_fall_pct,
         "hardware_fall_pct_per_year": future.hardware_fall_pct,
@@ -1107,27 +1246,38 @@ def _wait(
         "options": [],
         "best_wait_months": None,
     }
-    if answers.cloud_share < 1:  # waiting would leave the work that may not leave waiting
-        return shown
+
+
+def _waits_priced(
+    params: Mapping[str, float],
+    answers: CostAnswers,
+    future: Future,
+    *,
+    level: int,
+    drawn: Mapping[str, np.ndarray],
+) -> dict[int, tuple[float, np.ndarray]]:
+    """Each wait that fits the horizon (WAITS): the present value of owning `level` GPUs
+    from that many months after the first month they can run, on today's prices and at
+    each of the odds' draws."""
+
+    @functools.cache  # three price levels, each asked for by every wait
+    def world_at(cloud: float, hardware: float) -> _World:
+        return _world(params, answers, future, cloud=cloud, hardware=hardware)
+
+    def pv(wait: int, cloud: float, hardware: float) -> float | None:
+        world = world_at(cloud, hardware)
+        decisions = _decisions(world)
+        if not decisions or decisions[0] + wait >= world.months:
+            return None
+        arrives = decisions[0] + wait
+        held = tuple(level if month >= arrives else 0 for month in decisions)
+        return _path_cost(world, decisions, held)
+
     at: dict[int, tuple[float, np.ndarray]] = {}
     for wait in WAITS:
         if (priced := _priced(functools.partial(pv, wait), drawn)) is not None:
             at[wait] = priced
-    if 0 not in at:
-        return shown
-    now = at[0][1]
-    shown["options"] = [
-        {
-            "wait_months": wait,
-            "present_value": round(middle * rate, 2),
-            "cheaper_than_now_pct": None
-            if wait == 0
-            else round(float((draws < now).mean()) * 100, 1),
-        }
-        for wait, (middle, draws) in at.items()
-    ]
-    shown["best_wait_months"] = min(at, key=lambda wait: (at[wait][0], wait))
-    return shown
+    return at
 
 
 def _priced(
@@ -1179,6 +1329,46 @@ def _plan_odds(
     neighbours. With the growth range at 1, the draws are exact."""
     low, high = ranges["growth"]
     scales = np.linspace(low, high, GROWTH_POINTS) if low < high else np.array([1.0])
+    amounts = _drawn_amounts(params, answers, future, decisions, paths, scales, drawn)
+    staged = amounts["staged"]
+    return {
+        "draws": len(staged),
+        "outcome_cheapest_probability": _outcome_shares(amounts, outcomes),
+        "growth": {"low": low, "high": high},
+        "present_value": {
+            name: dict(
+                zip(
+                    ("p10", "p50", "p90"),
+                    (round(float(v) * rate, 2) for v in np.percentile(values, odds.PERCENTILES)),
+                    strict=True,
+                )
+            )
+            for name, values in amounts.items()
+        },
+        "beats": _beats(amounts),
+        # The share of draws in which the plan costs less than each plan beside it (None:
+        # the same plan).
+        "staged_cheaper_pct": {
+            name: None
+            if paths[name] == paths["staged"]
+            else round(float((staged < values).mean()) * 100, 1)
+            for name, values in amounts.items()
+            if name != "staged"
+        },
+    }
+
+
+def _drawn_amounts(
+    params: Mapping[str, float],
+    answers: CostAnswers,
+    future: Future,
+    decisions: list[int],
+    paths: Mapping[str, tuple[int, ...]],
+    scales: np.ndarray,
+    drawn: Mapping[str, np.ndarray],
+) -> dict[str, np.ndarray]:
+    """Each plan's present value at each of the odds' draws: priced at every growth level of
+    `scales` (three reckonings each), each draw read between its two neighbours."""
 
     @functools.cache  # each (growth, price levels) world serves every plan
     def world_at(scale: float, cloud: float, hardware: float) -> _World:
@@ -1201,46 +1391,31 @@ def _plan_odds(
         amounts[name] = (
             fixed + by_cloud * drawn["cloud_price"] + by_hardware * drawn["hardware_price"]
         )
-    staged = amounts["staged"]
-    # The share of draws in which each outcome's plan costs least (ties: the smaller
-    # commitment first, as the cost model breaks them).
+    return amounts
+
+
+def _outcome_shares(
+    amounts: Mapping[str, np.ndarray], outcomes: Mapping[str, str] | None
+) -> dict[str, float]:
+    """The share of draws in which each outcome's plan costs least (ties: the smaller
+    commitment first, as the cost model breaks them)."""
     ordered = [key for key in TIE_ORDER if key in (outcomes or {})]
     shares: dict[str, float] = {}
     if outcomes and ordered:
         least = np.argmin(np.vstack([amounts[outcomes[key]] for key in ordered]), axis=0)
         shares = {key: round(float((least == i).mean()), 4) for i, key in enumerate(ordered)}
+    return shares
+
+
+def _beats(amounts: Mapping[str, np.ndarray]) -> dict[str, dict[str, float]]:
+    """beats[a][b]: the share of draws (%) in which plan b costs less than plan a."""
     return {
-        "draws": len(staged),
-        "outcome_cheapest_probability": shares,
-        "growth": {"low": low, "high": high},
-        "present_value": {
-            name: dict(
-                zip(
-                    ("p10", "p50", "p90"),
-                    (round(float(v) * rate, 2) for v in np.percentile(values, odds.PERCENTILES)),
-                    strict=True,
-                )
-            )
-            for name, values in amounts.items()
-        },
-        # beats[a][b]: the share of draws (%) in which plan b costs less than plan a.
-        "beats": {
-            name: {
-                other: round(float((values < amounts[name]).mean()) * 100, 1)
-                for other, values in amounts.items()
-                if other != name
-            }
-            for name in amounts
-        },
-        # The share of draws in which the plan costs less than each plan beside it (None:
-        # the same plan).
-        "staged_cheaper_pct": {
-            name: None
-            if paths[name] == paths["staged"]
-            else round(float((staged < values).mean()) * 100, 1)
-            for name, values in amounts.items()
-            if name != "staged"
-        },
+        name: {
+            other: round(float((values < amounts[name]).mean()) * 100, 1)
+            for other, values in amounts.items()
+            if other != name
+        }
+        for name in amounts
     }
 
 
@@ -1341,76 +1516,23 @@ def _generation(
     work on the cheaper of the two generations in the cloud. Over the plan's own future:
     both generations' prices fall as the answers say (the next one's from when it ships)."""
     speed = generation.speed(workload)
-
-    @functools.cache  # three price levels, each asked for by every option
-    def worlds(cloud: float, hardware: float) -> tuple[_World, _World]:
-        world = _world(params, answers, future, cloud=cloud, hardware=hardware)
-        successor = _successor_world(
-            world, generation, future, speed=speed, cloud=cloud, hardware=hardware
-        )
-        return _renting_the_cheaper(world, successor, generation.ships_month, speed)
-
+    worlds = _generation_worlds(params, answers, future, generation, speed)
     world, successor = worlds(1.0, 1.0)
     decisions = _decisions(world)
     successor_gpus = max(successor.nodes(level / speed), 1) * successor.per_node
     lead = params["lead_time_months"]
     earliest = max(decisions[0], math.ceil(generation.ships_month + lead)) if decisions else None
-    shown: dict[str, Any] = {
-        "model": model,
-        "successor": generation.successor,
-        "successor_name": generation.label.as_dict(),
-        "ships_month": generation.ships_month,
-        "speed": round(speed, 2),
-        "owned_gpus": level,
-        "successor_gpus": successor_gpus,
-        "first_successor_month": earliest,
-        "source": generation.source,
-        "source_zh": generation.source_zh,
-        "as_of": generation.as_of,
-        "options": [],
-        "best": None,
-        "rent_only": None,  # renting throughout, on the cheaper generation per unit of work
-        "worth": [],
-        "outlived_month": None,
-    }
+    shown = _generation_shown(generation, model, speed, level, successor_gpus, earliest)
     if answers.cloud_share < 1 or earliest is None:  # renting meanwhile is no choice
         return shown
-
-    def own_now(cloud: float, hardware: float) -> float:
-        held = tuple(level for _ in decisions)
-        return _path_cost(worlds(cloud, hardware)[0], decisions, held)
-
-    def switch(month: int) -> Callable[[float, float], float | None]:
-        def pv(cloud: float, hardware: float) -> float | None:
-            if month >= world.months:
-                return None
-            return _switch_cost(*worlds(cloud, hardware), successor_gpus, month)
-
-        return pv
-
-    now = _priced(own_now, drawn)
+    now = _priced(_held_throughout(worlds, decisions, level), drawn)
     assert now is not None  # decisions exist, so owning now fits the horizon
     options: list[dict[str, Any]] = [
-        {"own": "current", "month": decisions[0], "gpus": level, "middle": now[0]}
+        {"own": "current", "month": decisions[0], "gpus": level, "middle": now[0]},
+        *_successor_options(worlds, now[1], world.months, successor_gpus, earliest, drawn),
     ]
-    for wait in SWITCH_WAITS:
-        if (priced := _priced(switch(earliest + wait), drawn)) is not None:
-            middle, draws = priced
-            options.append(
-                {
-                    "own": "successor",
-                    "month": earliest + wait,
-                    "gpus": successor_gpus,
-                    "middle": middle,
-                    "cheaper_pct": round(float((draws < now[1]).mean()) * 100, 1),
-                }
-            )
     best = min(options, key=lambda o: (o["middle"], o["month"]))
-
-    def rent_only(cloud: float, hardware: float) -> float:
-        return _path_cost(worlds(cloud, hardware)[0], decisions, tuple(0 for _ in decisions))
-
-    renting = _priced(rent_only, drawn)
+    renting = _priced(_held_throughout(worlds, decisions, 0), drawn)
     assert renting is not None
     shown["rent_only"] = {
         "present_value": round(renting[0] * rate, 2),
@@ -1429,6 +1551,106 @@ def _generation(
     shown["best"] = {"own": best["own"], "month": best["month"]}
     shown["worth"], shown["outlived_month"] = _worth(world, level, decisions[0], rate)
     return shown
+
+
+def _generation_worlds(
+    params: Mapping[str, float],
+    answers: CostAnswers,
+    future: Future,
+    generation: Generation,
+    speed: float,
+) -> Callable[[float, float], tuple[_World, _World]]:
+    """This generation's world and the next one's at each cloud and hardware price level,
+    both renting the cheaper per unit of work once the next one ships; remembered (three
+    price levels, each asked for by every option)."""
+
+    @functools.cache
+    def worlds(cloud: float, hardware: float) -> tuple[_World, _World]:
+        world = _world(params, answers, future, cloud=cloud, hardware=hardware)
+        successor = _successor_world(
+            world, generation, future, speed=speed, cloud=cloud, hardware=hardware
+        )
+        return _renting_the_cheaper(world, successor, generation.ships_month, speed)
+
+    return worlds
+
+
+def _generation_shown(
+    generation: Generation,
+    model: str,
+    speed: float,
+    level: int,
+    successor_gpus: int,
+    earliest: int | None,
+) -> dict[str, Any]:
+    """What this generation or the next weighs, before its options: the two generations,
+    the GPUs of each and the first month the next one can run."""
+    return {
+        "model": model,
+        "successor": generation.successor,
+        "successor_name": generation.label.as_dict(),
+        "ships_month": generation.ships_month,
+        "speed": round(speed, 2),
+        "owned_gpus": level,
+        "successor_gpus": successor_gpus,
+        "first_successor_month": earliest,
+        "source": generation.source,
+        "source_zh": generation.source_zh,
+        "as_of": generation.as_of,
+        "options": [],
+        "best": None,
+        "rent_only": None,  # renting throughout, on the cheaper generation per unit of work
+        "worth": [],
+        "outlived_month": None,
+    }
+
+
+def _held_throughout(
+    worlds: Callable[[float, float], tuple[_World, _World]], decisions: list[int], level: int
+) -> Callable[[float, float], float]:
+    """The present value, at each price level, of holding `level` GPUs of this generation
+    from the first decision (0: renting throughout)."""
+
+    def pv(cloud: float, hardware: float) -> float:
+        return _path_cost(worlds(cloud, hardware)[0], decisions, tuple(level for _ in decisions))
+
+    return pv
+
+
+def _successor_options(
+    worlds: Callable[[float, float], tuple[_World, _World]],
+    now: np.ndarray,
+    months: int,
+    successor_gpus: int,
+    earliest: int,
+    drawn: Mapping[str, np.ndarray],
+) -> list[dict[str, Any]]:
+    """Owning the next generation from each wait after it can first run (SWITCH_WAITS) that
+    fits the horizon: its present value on today's prices, and the share of the draws in
+    which it costs less than owning this generation now (`now`: that plan's at each)."""
+
+    def switch(month: int) -> Callable[[float, float], float | None]:
+        def pv(cloud: float, hardware: float) -> float | None:
+            if month >= months:
+                return None
+            return _switch_cost(*worlds(cloud, hardware), successor_gpus, month)
+
+        return pv
+
+    options = []
+    for wait in SWITCH_WAITS:
+        if (priced := _priced(switch(earliest + wait), drawn)) is not None:
+            middle, draws = priced
+            options.append(
+                {
+                    "own": "successor",
+                    "month": earliest + wait,
+                    "gpus": successor_gpus,
+                    "middle": middle,
+                    "cheaper_pct": round(float((draws < now).mean()) * 100, 1),
+                }
+            )
+    return options
 
 
 def _worth(
