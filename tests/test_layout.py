@@ -101,6 +101,32 @@ def test_python_formats_money_where_the_templates_do_not_through_a_template_tag(
     assert reaching == set()
 
 
+def _functions():
+    for path in _modules().values():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                yield path.relative_to(ROOT), node
+
+
+def test_no_function_is_longer_than_a_screen():
+    long = [
+        f"{path}:{node.lineno} {node.name} ({node.end_lineno - node.lineno + 1} lines)"
+        for path, node in _functions()
+        if node.end_lineno - node.lineno + 1 > 60
+    ]
+    assert long == []
+
+
+def test_one_test_of_whether_a_page_reads_chinese():
+    """engine.text.is_chinese; a hand-written copy forgets that a language may be None."""
+    written = [
+        str(path.relative_to(ROOT))
+        for path in _modules().values()
+        if 'startswith("zh")' in path.read_text(encoding="utf-8")
+    ]
+    assert written == ["decider/engine/text.py"]
+
+
 def test_the_circle_finder_finds_a_circle():
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
     assert circles(graph) == [["a", "b", "c"]]

@@ -53,6 +53,7 @@ from decider.engine.costs import CLOUD_PRICED as COST_CLOUD_PRICED
 from decider.engine.figures import Figure, figures_values
 from decider.engine.i18n import gettext, gettext_noop
 from decider.engine.outcomes import COST_OPTIONS, ODDS_LIKELY, ODDS_SURE
+from decider.engine.text import is_chinese
 
 DRAWS = 10_000
 RANGE_LIMITS = (0.1, 5.0)  # the multipliers a range may use
@@ -74,7 +75,7 @@ class Spread:
     source_zh: str = ""
 
     def source_in(self, language: str) -> str:
-        return (language.startswith("zh") and self.source_zh) or self.source
+        return (is_chinese(language) and self.source_zh) or self.source
 
 
 SPREADS: dict[str, Spread] = {
