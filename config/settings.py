@@ -211,7 +211,10 @@ LOGGING = {
             "format": "%(asctime)s %(levelname)s %(name)s: %(message)s",
         }
     },
-    "filters": {"redact_links": {"()": "decider.logs.RedactLinks"}},
+    "filters": {
+        "redact_links": {"()": "decider.logs.RedactLinks"},
+        "cache_unreachable": {"()": "decider.logs.CacheUnreachable"},
+    },
     "handlers": {
         "console": {
             "class": "logging.StreamHandler",
@@ -226,6 +229,8 @@ LOGGING = {
         "django": {"handlers": [], "propagate": True},
         "django.request": {"filters": ["redact_links"]},
         "django.server": {"filters": ["redact_links"]},
+        # django-redis, as DJANGO_REDIS_LOGGER names it: Redis away is one warning a call.
+        "decider.caching": {"filters": ["cache_unreachable"]},
     },
 }
 
@@ -241,20 +246,26 @@ if not DEBUG and not SECURE_HSTS_PRELOAD:
     SILENCED_SYSTEM_CHECKS.append("security.W021")
 
 # Caches: Redis when REDIS_URL is set (production: shared by every worker, so the rate limits
-# hold across them), local memory otherwise.
-# `scored` keeps what a saved result shows and the current rule books (decider/caching.py):
-# only work saved, so an unreachable Redis is a miss, not an error.
+# hold across them), local memory otherwise. Redis is a cache, never a store: with it away
+# every read is a miss and every write is dropped, with a log line (django-redis's
+# IGNORE_EXCEPTIONS), so pages and saves work on; the rate limits then let requests through
+# (RATELIMIT_FAIL_OPEN) and /healthz says the cache is degraded.
+# `scored` keeps what a saved result shows and the current rule books (decider/caching.py).
+REDIS_OPTIONS = {"IGNORE_EXCEPTIONS": True, "SOCKET_CONNECT_TIMEOUT": 0.5, "SOCKET_TIMEOUT": 0.5}
+DJANGO_REDIS_LOG_IGNORED_EXCEPTIONS = True
+DJANGO_REDIS_LOGGER = "decider.caching"
 if REDIS_URL := os.environ.get("REDIS_URL", ""):
     CACHES = {
         "default": {
-            "BACKEND": "decider.caching.PooledRedisCache",
+            "BACKEND": "django_redis.cache.RedisCache",
             "LOCATION": REDIS_URL,
+            "OPTIONS": REDIS_OPTIONS,
         },
         "scored": {
-            "BACKEND": "decider.caching.ForgivingRedisCache",
+            "BACKEND": "django_redis.cache.RedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": "scored",
-            "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 0.5},
+            "OPTIONS": REDIS_OPTIONS,
         },
     }
 else:
@@ -270,6 +281,7 @@ else:
 # Rate limits per client (decider/limits.py); DECIDER_RATELIMIT=false turns them off.
 RATELIMIT_ENABLE = envbool("DECIDER_RATELIMIT", True)
 RATELIMIT_VIEW = "decider.views.rate_limited"
+RATELIMIT_FAIL_OPEN = True  # the counters' cache unreachable: let requests through
 RATELIMIT_IP_META_KEY = "decider.limits.client_ip"
 DECIDER_BEHIND_PROXY = envbool("DECIDER_BEHIND_PROXY", False)
 DECIDER_RATES = {

@@ -15,14 +15,14 @@ worker; local memory otherwise):
   to key them by, and reading one is a single query.
 
 The cache only saves work: when Redis is away everything is computed as before, with a
-warning in the log, never an error on the page (`ForgivingRedisCache`).
+line in the log, never an error on the page (django-redis's IGNORE_EXCEPTIONS, in
+config/settings.py).
 """
 
 from __future__ import annotations
 
 import functools
 import hashlib
-import logging
 import secrets
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
@@ -30,14 +30,10 @@ from typing import Any, TypeVar
 from django.conf import settings
 from django.contrib import messages
 from django.core.cache import caches
-from django.core.cache.backends.redis import RedisCache, RedisCacheClient
 from django.db import connection, transaction
 from django.http import HttpRequest, HttpResponse
 from django.middleware.csrf import get_token
 from django.utils import translation
-from redis.exceptions import RedisError
-
-log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
@@ -47,59 +43,6 @@ GENERATION = "basis:generation"
 # Bounds how long a process without a shared cache (local memory, several workers) can show
 # a rule set another process has replaced.
 BASIS_TIMEOUT_S = 300
-
-
-class _ClientPerPool(RedisCacheClient):
-    """Django's Redis client, keeping one `redis.Redis` per connection pool: Django makes
-    one per cache call, and redis-py fills a table of some 170 response callbacks in each
-    (a fifth of a millisecond, a dozen times a page)."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._clients: dict[bool, Any] = {}
-
-    def get_client(self, key: Any = None, *, write: bool = False) -> Any:
-        if (client := self._clients.get(write)) is None:
-            client = self._clients[write] = super().get_client(key, write=write)
-        return client
-
-
-class PooledRedisCache(RedisCache):
-    """Django's RedisCache with a client per connection pool (the rate limits' cache)."""
-
-    def __init__(self, server: Any, params: dict[str, Any]) -> None:
-        super().__init__(server, params)
-        self._class = _ClientPerPool
-
-
-class ForgivingRedisCache(PooledRedisCache):
-    """Redis for what can always be computed again: an unreachable Redis is a miss."""
-
-    def get(self, key: Any, default: Any = None, version: int | None = None) -> Any:
-        try:
-            return super().get(key, default, version)
-        except RedisError as error:
-            log.warning("cache unreachable, computing instead: %s", error)
-            return default
-
-    def set(self, key: Any, value: Any, timeout: Any = None, version: int | None = None) -> None:
-        try:
-            super().set(key, value, timeout, version)
-        except RedisError as error:
-            log.warning("cache unreachable, not kept: %s", error)
-
-    def clear(self) -> None:
-        try:
-            super().clear()
-        except RedisError as error:
-            log.warning("cache unreachable, not cleared: %s", error)
-
-    def add(self, key: Any, value: Any, timeout: Any = None, version: int | None = None) -> bool:
-        try:
-            return super().add(key, value, timeout, version)
-        except RedisError as error:
-            log.warning("cache unreachable, not kept: %s", error)
-            return False
 
 
 # What a kept page is drawn from: the code, the templates, the translations and the static

@@ -27,6 +27,21 @@ class RedactLinks(logging.Filter):
         return True
 
 
+class CacheUnreachable(logging.Filter):
+    """django-redis logs every command it ignores (IGNORE_EXCEPTIONS) at ERROR, with a
+    traceback. Redis away is a degraded cache, not an error: one warning line naming what
+    failed, which neither floods the log nor reaches Sentry as an event."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.exc_info and (error := record.exc_info[1]) is not None:
+            cause = error.__cause__ or error
+            record.msg = "cache unreachable, computing instead: %s: %s"
+            record.args = (type(cause).__name__, cause)
+            record.exc_info, record.exc_text = None, None
+            record.levelno, record.levelname = logging.WARNING, "WARNING"
+        return True
+
+
 class RedactingFormatter(logging.Formatter):
     """The whole formatted line redacted, traceback included: a filter only sees the message."""
 

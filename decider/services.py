@@ -522,6 +522,21 @@ def impact_from_dict(data: dict[str, Any]) -> Impact:
 # --- the job queue -------------------------------------------------------------------
 
 
+def cache_answers() -> bool:
+    """True when the default cache answers: Redis pings back, or the cache is in memory."""
+    from django.core.cache import caches
+
+    client = getattr(caches["default"], "client", None)  # django-redis's; none in memory
+    if client is None:
+        return True
+    try:
+        client.get_client(write=False).ping()
+    except Exception as error:  # redis-py's errors, whatever the transport
+        log.warning("health check: cache unavailable: %s", type(error).__name__)
+        return False
+    return True
+
+
 def queue_answers() -> bool:
     """True when jobs can be queued: the broker answers (or jobs run inline, without one)."""
     from config.celery import app

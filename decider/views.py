@@ -891,8 +891,9 @@ def set_currency(request: HttpRequest) -> HttpResponse:
 
 @require_GET
 def healthz(request: HttpRequest) -> HttpResponse:
-    """200 "ok" when the database and the job queue answer, else 503: a load balancer stops
-    sending traffic.
+    """200 "ok" when the database, the cache and the job queue answer; 503 without the
+    database (a load balancer stops sending traffic); 200 "degraded: ..." naming what does not
+    answer when only Redis is away, as every page and save still works (PDFs wait).
 
     `decider.middleware.HealthCheckMiddleware` routes here before the Host header is checked.
     """
@@ -903,9 +904,16 @@ def healthz(request: HttpRequest) -> HttpResponse:
     except DatabaseError as error:
         log.warning("health check: database unavailable: %s", type(error).__name__)
         return _unhealthy("database unavailable")
-    if not services.queue_answers():
-        return _unhealthy("job queue unavailable")
-    return HttpResponse("ok", content_type="text/plain")
+    away = [
+        what
+        for what, answers in (
+            ("cache", services.cache_answers),
+            ("job queue", services.queue_answers),
+        )
+        if not answers()
+    ]
+    text = f"degraded: {' and '.join(away)} unavailable" if away else "ok"
+    return HttpResponse(text, content_type="text/plain")
 
 
 def _unhealthy(what: str) -> HttpResponse:

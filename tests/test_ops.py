@@ -55,12 +55,27 @@ def queue_at(broker_url: str):
 
 
 @pytest.mark.django_db
-def test_the_health_check_answers_503_when_the_job_queue_is_down(client):
+def test_the_health_check_says_the_job_queue_is_away_and_keeps_the_traffic(client):
     with queue_at("redis://127.0.0.1:9/0"):  # nothing listens there
         response = client.get("/healthz")
-    assert response.status_code == 503
-    assert response["Retry-After"] == "5"
-    assert response.content == b"job queue unavailable"
+    assert response.status_code == 200
+    assert response.content == b"degraded: job queue unavailable"
+
+
+@pytest.mark.django_db
+def test_the_health_check_says_redis_is_away_for_the_cache_and_the_queue(client, settings):
+    settings.CACHES = {
+        **settings.CACHES,
+        "default": {
+            "BACKEND": "django_redis.cache.RedisCache",
+            "LOCATION": "redis://127.0.0.1:9/0",
+            "OPTIONS": settings.REDIS_OPTIONS,
+        },
+    }
+    with queue_at("redis://127.0.0.1:9/0"):
+        response = client.get("/healthz")
+    assert response.status_code == 200
+    assert response.content == b"degraded: cache and job queue unavailable"
 
 
 @pytest.mark.django_db
