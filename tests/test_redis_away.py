@@ -129,9 +129,7 @@ def walk(client, edit, view):
     return seen
 
 
-def test_with_redis_away_every_page_and_write_works_and_the_pdf_waits_for_it(
-    client, rules, redis
-):
+def test_with_redis_away_every_page_and_write_works_and_the_pdf_waits_for_it(client, rules, redis):
     _assessment, edit, view = make_assessment(answers=make_answers("growth"))
     before = Assessment.objects.count()
     redis.stop()

@@ -1,4 +1,4 @@
-"""The staged plan's search (engine/stages.py) is a dynamic programme over the decision
+"""The staged plan's search (engine/search.py) is a dynamic programme over the decision
 months and the candidate owned sizes. On futures small enough to list every plan, it finds
 the cheapest one there is: checked against brute force."""
 
@@ -7,9 +7,10 @@ import math
 
 import pytest
 
-from decider.engine import stages
+from decider.engine import search
 from decider.engine.figures import figures_values
-from decider.engine.stages import Future
+from decider.engine.future import Future
+from decider.engine.months import path_cost, world_of
 from tests.factories import make_cost_answers, shipped_figures
 
 CHEAP_SERVERS = dict(server_price=100_000, gpu_hour_on_demand=5.0)  # owning pays early
@@ -41,9 +42,9 @@ CASES = {
 def brute_force(world, *, must_own=False):
     """Every plan: a level per decision month, never below the one before or what is owned
     today, each able to hold the work that may not leave; the cheapest by its own cost."""
-    decisions = stages._decisions(world)
-    levels = [level for level in stages._levels(world) if level >= world.answers.fleet_gpus]
-    segments = stages._segments(world, decisions)
+    decisions = search.decision_months(world)
+    levels = [level for level in search._levels(world) if level >= world.answers.fleet_gpus]
+    segments = search.segment_months(world, decisions)
     floors = [world.home_share * world.peak[months].max() for months in segments]
     best = (math.inf, None)
     for path in itertools.combinations_with_replacement(levels, len(decisions)):
@@ -51,7 +52,7 @@ def brute_force(world, *, must_own=False):
             continue
         if must_own and path[-1] == 0:
             continue
-        best = min(best, (stages._path_cost(world, decisions, path), path))
+        best = min(best, (path_cost(world, decisions, path), path))
     return best, len(levels), len(decisions)
 
 
@@ -60,14 +61,14 @@ def brute_force(world, *, must_own=False):
 def test_the_search_finds_the_cheapest_plan_there_is(case, must_own):
     prices, given, future = CASES[case]
     figures = figures_values(shipped_figures(**prices))
-    world = stages._world(figures, make_cost_answers(**given), future)
+    world = world_of(figures, make_cost_answers(**given), future)
     (cheapest, _plan), levels, decisions = brute_force(world, must_own=must_own)
     assert levels >= 2 and decisions >= 3 and math.comb(levels + decisions, decisions) < 200_000
 
-    found, _decisions = stages._searched(world, must_own=must_own)
+    found, _decisions = search._searched(world, must_own=must_own)
 
     assert found.cost == pytest.approx(cheapest, rel=1e-9)
     # Its cost is the cost of the plan it names, reckoned on its own.
-    assert stages._path_cost(world, _decisions, found.levels) == pytest.approx(found.cost, rel=1e-9)
+    assert path_cost(world, _decisions, found.levels) == pytest.approx(found.cost, rel=1e-9)
     if must_own:
         assert found.levels[-1] > 0

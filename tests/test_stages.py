@@ -283,7 +283,7 @@ FIXED = {
 }
 
 
-# The H100's published path (stages.PRICE_PATHS), given as answers.
+# The H100's published path (gpus.gpu("h100").price_path), given as answers.
 FALLING = Future(cloud_fall_pct=10, hardware_fall_pct=10)
 
 

@@ -364,7 +364,7 @@ def _renewals(
 
 def _refresh_months(params: Mapping[str, float], since: float, months: int) -> list[float]:
     """The months servers running from `since` are replaced, each at the end of its life,
-    within a horizon of `months` (engine/stages.py's refresh_months, unrounded)."""
+    within a horizon of `months` (engine/months.py's refresh_months, unrounded)."""
     life = params["depreciation_years"] * 12
     if life <= 0:
         return []
@@ -401,7 +401,7 @@ def _financed(
     """With no capital up front, the purchases as equal monthly instalments over the finance
     term at the finance rate, from month 1; instalments due after the horizon are one line
     at its end, valued at the cost of capital, so that the present value is the plan's
-    (engine/stages.py, finance_factor) whatever the horizon."""
+    (engine/months.py, finance_factor) whatever the horizon."""
     total = sum(line.amount for line in purchases)
     term = int(params["finance_term_months"])
     if term <= 0 or total <= 0:
@@ -744,7 +744,7 @@ CLOUD_PRICED = ("gpu", "gpu_committed", "bridge")
 
 def price_path(answers: CostAnswers) -> dict[str, np.ndarray] | None:
     """The cloud price over the horizon, × today's, for each line priced by it (None when
-    prices are held): (1 - fall) ** (month / 12), as engine/stages.py's Future prices it."""
+    prices are held): (1 - fall) ** (month / 12), as engine/future.py's Future prices it."""
     if not answers.cloud_fall_pct:
         return None
     months = np.arange(answers.horizon_months + 1, dtype=float)
@@ -1083,7 +1083,8 @@ def outcome_amounts(amounts: Mapping[str, Any], reduces_to: str | None) -> dict[
 
 
 TIE_ORDER = _TIE_ORDER
-# The pieces another reckoning over the same figures shares (engine/stages.py).
+# The pieces another reckoning over the same figures shares (the plan in stages:
+# engine/months.py, search.py, nextgen.py).
 on_demand_rate = _on_demand_rate
 commit_rate = _commit_rate
 resale_share = _resale_share

@@ -32,7 +32,7 @@ A100_TRAIN_MFU = 0.476
 class Generation:
     """The model that follows one GPU model in one market, relative to it."""
 
-    successor: str  # its key (engine/stages.py PRICE_PATHS has its price path)
+    successor: str  # its key (its entry's price_path is its price path)
     label: Text
     ships_month: int  # months from `as_of` until it can be bought in volume (0: now)
     train_speed: float  # per GPU, × the model it follows

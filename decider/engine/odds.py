@@ -16,7 +16,7 @@ lopsided the range (a plain triangle from 0.6 to 1.1 would put the median at 0.9
 - lead_time: the months until owned hardware runs work, rented meanwhile;
 - resale: what the hardware fetches at the end;
 - growth: the demand's growth over the horizon, which only the plan in stages reads
-  (engine/stages.py: how sure the plan is).
+  (engine/plan_odds.py: how sure the plan is).
 
 Each option keeps the plan the cost model chose for it (the hybrid's owned base, the
 committed block): the plan is decided now, the world is drawn afterwards.

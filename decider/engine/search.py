@@ -1,0 +1,158 @@
+"""The search: the cheapest plan in stages over a world's months (engine/months.py).
+
+Owned capacity changes only at decision months (every quarter from the first month owned
+hardware can run, which is the lead time, or the hiring delay when the team must be hired
+first) and never shrinks. Every level of whole nodes the base or the peak reaches is a
+candidate. Each quarter's cost for each level is summed once, and a dynamic programme over
+(decision month, level) finds the cheapest path. Nothing is owned before it can arrive;
+owned capacity holds the work whose data may not leave from the first month it can. The
+searches done lately are remembered (`forget_searches` forgets them).
+
+Plain Python and numpy: no Django.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from decider.engine.costs import staff_needed
+from decider.engine.months import World, buy, fleet_pv, path_cost, recruiting, running_cost
+
+DECISION_EVERY = 3  # months between decisions
+MAX_LEVELS = 40  # candidate owned sizes, spread over the range the demand covers
+
+
+@dataclass(frozen=True)
+class Path:
+    cost: float
+    levels: tuple[int, ...]  # owned GPUs in each segment (decision months)
+
+
+def decision_months(world: World) -> list[int]:
+    """The months at which owned capacity may change: the first month it can run work
+    (the lead time, or the hiring delay when a team must be hired), then every quarter."""
+    p, answers = world.params, world.answers
+    hires_needed = staff_needed(p, answers, owned_nodes=1, rented_nodes=0)[0] > 0
+    first = max(p["lead_time_months"], p["hiring_months"] if hires_needed else 0.0)
+    start = min(math.ceil(first - 1e-9), world.months)
+    return list(range(start, world.months, DECISION_EVERY))
+
+
+def _levels(world: World) -> list[int]:
+    """Candidate owned sizes (GPUs, whole nodes): every size the base or the peak needs
+    over the horizon, thinned evenly to MAX_LEVELS, and none."""
+    wanted = {world.nodes(g) for g in np.r_[world.base[1:], world.peak[1:]]}
+    wanted |= {world.nodes(world.home_share * g) for g in world.peak[1:]}
+    nodes = sorted(wanted | {0})
+    if len(nodes) > MAX_LEVELS:
+        keep = np.unique(np.linspace(0, len(nodes) - 1, MAX_LEVELS).round().astype(int))
+        nodes = sorted({nodes[i] for i in keep} | {nodes[-1]})
+    # The GPUs already owned: the plans start from them (and add to them, never below).
+    return sorted({n * world.per_node for n in nodes} | {world.answers.fleet_gpus})
+
+
+def segment_months(world: World, decisions: list[int]) -> list[np.ndarray]:
+    """The months each decision's level runs: (d_j, d_j+1], the last to the horizon."""
+    ends = [*decisions[1:], world.months]
+    return [np.arange(start + 1, end + 1) for start, end in zip(decisions, ends, strict=True)]
+
+
+# The searches done lately, by what defines their world: scoring prices the cost section
+# (stages.future_lines) and the plan over the same future, and each would search it again.
+_SEARCHED: OrderedDict[tuple[Any, ...], tuple[Path, list[int]]] = OrderedDict()
+_SEARCHED_KEPT = 32
+_SEARCHED_LOCK = threading.Lock()
+
+
+def search(world: World, *, must_own: bool = False) -> tuple[Path, list[int]]:
+    """The cheapest path over the decision months, and those months (`must_own`: the
+    cheapest that owns GPUs by the last decision); remembered for the same world."""
+    key = (_world_key(world), must_own)
+    with _SEARCHED_LOCK:
+        if (found := _SEARCHED.get(key)) is not None:
+            _SEARCHED.move_to_end(key)
+            return found[0], list(found[1])
+    path, decisions = _searched(world, must_own=must_own)
+    with _SEARCHED_LOCK:
+        _SEARCHED[key] = (path, list(decisions))
+        if len(_SEARCHED) > _SEARCHED_KEPT:
+            _SEARCHED.popitem(last=False)
+    return path, decisions
+
+
+def forget_searches() -> None:
+    """Forget the searches remembered (benchmarks: a new assessment each time)."""
+    with _SEARCHED_LOCK:
+        _SEARCHED.clear()
+
+
+def _world_key(world: World) -> tuple[Any, ...]:
+    """Everything a search's result depends on, hashable: the figures, the answers and the
+    months' arrays (as bytes)."""
+    arrays = (world.base, world.peak, world.price, world.committed, world.discount)
+    hardware = b"" if world.hardware is None else world.hardware.tobytes()
+    return (
+        tuple(sorted(world.params.items())),
+        world.answers,
+        world.home_share,
+        world.finance,
+        world.blocks,
+        hardware,
+        *(a.tobytes() for a in arrays),
+    )
+
+
+def _searched(world: World, *, must_own: bool = False) -> tuple[Path, list[int]]:
+    decisions = decision_months(world)
+    levels = _levels(world)
+    if not decisions:  # nothing can arrive within the horizon
+        return Path(path_cost(world, [], ()), ()), decisions
+    segments = segment_months(world, decisions)
+    floors = [world.home_share * world.peak[s].max() for s in segments]
+    # cost[j][k]: the running cost of segment j with levels[k] owned; a level that cannot
+    # hold the work whose data may not leave is not a choice.
+    owned_levels = np.array(levels, dtype=float)
+    cost = np.empty((len(segments), len(levels)))
+    for j, months in enumerate(segments):
+        gpus = np.repeat(owned_levels[:, None], len(months), axis=1)
+        when = np.broadcast_to(months, gpus.shape)
+        running = (running_cost(world, gpus, when) * world.discount[when]).sum(axis=1)
+        cost[j] = np.where(owned_levels >= floors[j] - 1e-9, running, math.inf)
+    owned = owned_levels
+    n = len(levels)
+    added = owned[None, :] - owned[:, None]  # [held before, held after]
+    first = np.broadcast_to((owned == 0)[:, None], (n, n))
+    allowed = added >= 0  # owned capacity never shrinks
+    best = np.zeros(n)  # the cost of what follows the last decision
+    if must_own:
+        best[owned == 0] = math.inf
+    choice = np.zeros((len(decisions), n), dtype=int)
+    for j in range(len(decisions) - 1, -1, -1):
+        options = cost[j][None, :] + buy(world, added, first, decisions[j]) + best[None, :]
+        options = np.where(allowed, options, math.inf)
+        choice[j] = np.argmin(options, axis=1)
+        best = options[np.arange(n), choice[j]]
+    start = levels.index(world.answers.fleet_gpus)  # what is owned today
+    path, k = [], start
+    for j in range(len(decisions)):
+        k = choice[j][k]
+        path.append(levels[k])
+    return Path(float(best[start]) + _before(world, decisions), tuple(path)), decisions
+
+
+def _before(world: World, decisions: list[int]) -> float:
+    """Months 1 .. the first decision: only the GPUs already owned (the rest rented, home
+    work beyond them waits); and what keeping them all gives back at the end."""
+    fleet = world.answers.fleet_gpus
+    kept = fleet_pv(world, fleet)
+    months = np.arange(1, (decisions[0] if decisions else world.months) + 1)
+    if not len(months):
+        return recruiting(world) + kept
+    running = running_cost(world, np.full(len(months), fleet), months) * world.discount[months]
+    return recruiting(world) + kept + float(running.sum())
