@@ -50,12 +50,14 @@ def lines_monthly(
     monthly = np.array([line.monthly for line in lines], dtype=bool)[:, None]
     # Month m covers the time (m-1, m]: its share of a line is the overlap.
     share = np.clip(np.minimum(end, month) - np.maximum(start, month - 1), 0.0, None)
-    paid_once = np.isclose(month, np.ceil(end))
-    amounts: np.ndarray = amount * np.where(monthly, share, paid_once)
-    if path:
-        for row, line in enumerate(lines):
-            if line.name in path:
-                amounts[row] *= path[line.name]
+    # A line paid once falls in the month its end does (the odds spread thousands of lines
+    # at once: the test and the price path only where they apply).
+    once = ~monthly[:, 0]
+    if once.any():
+        share[once] = np.isclose(month, np.ceil(end[once]))
+    amounts: np.ndarray = amount * share
+    if path and (rows := [row for row, line in enumerate(lines) if line.name in path]):
+        amounts[rows] *= np.array([path[lines[row].name] for row in rows])
     return amounts
 
 
