@@ -1,5 +1,6 @@
 import os
 import subprocess
+import threading
 from types import SimpleNamespace
 
 import pytest
@@ -149,7 +150,7 @@ CHROMIUM_ARGS = [
 
 
 @pytest.fixture(scope="session")
-def browser():
+def _chromium():
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
@@ -158,6 +159,32 @@ def browser():
         )
         yield browser
         browser.close()
+
+
+def _live_server_request_threads() -> list[threading.Thread]:
+    # Django's ThreadedWSGIServer serves each connection in a daemon thread of its own
+    # (django/core/servers/basehttp.py), which it does not keep track of.
+    return [
+        thread
+        for thread in threading.enumerate()
+        if thread.name.endswith("(process_request_thread)")
+    ]
+
+
+@pytest.fixture
+def browser(_chromium):
+    """The session's Chromium; every context a test opened (new_page, browser.new_context)
+    is closed when the test ends, and the live server's threads that served them are waited
+    for. A context left open keeps its keep-alive connections, and the live server a thread
+    for each: those threads would end only when Chromium quits, after the live server has
+    stopped sharing the test database's connection with them, and each would fail closing
+    it ("DatabaseWrapper objects created in a thread can only be used in that same thread")."""
+    yield _chromium
+    for context in _chromium.contexts:
+        context.close()
+    for thread in _live_server_request_threads():
+        thread.join(timeout=10)
+        assert not thread.is_alive(), f"a live-server request still runs: {thread.name}"
 
 
 def new_page(browser, *, locale="en-US", javascript=True):
@@ -177,8 +204,6 @@ def worker(transactional_db):
     and taken as in production, instead of running inline in the request (the default
     without a broker). The worker's thread has its own database connection, hence
     transactional_db. A worker that dies starting fails the test with its error."""
-    import threading
-
     from celery.contrib.testing.worker import TestWorkController, setup_app_for_worker
     from celery.worker import state
 
