@@ -22,8 +22,8 @@ from django_ratelimit.decorators import ratelimit
 
 from decider import limits, services
 from decider.engine import fleet, odds, questionnaire, sizing, stages
-from decider.engine.costs import CURRENCIES
 from decider.engine.figures import FIGURE_NAMES, FIGURES
+from decider.engine.markets import CURRENCIES
 from decider.engine.outcomes import OUTCOMES
 from decider.forms import name_clean
 from decider.models import NAME_MAX_LENGTH, Assessment

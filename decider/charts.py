@@ -18,6 +18,7 @@ from django.utils.translation import gettext as _
 from decider import numbers
 from decider.engine.costs import LINE_LABELS
 from decider.engine.figures import FIGURES
+from decider.engine.markets import CURRENCY, symbol_of
 from decider.engine.outcomes import cost_option_label
 from decider.engine.text import is_chinese
 
@@ -65,7 +66,6 @@ SELF_BUILD_BAND_PCT = 70
 _MARGIN = {"l": 70, "r": 20, "t": 50, "b": 50}
 # Annotations sit on a white plate so a line running behind them never hides a word.
 _PLATE = {"bgcolor": "rgba(255,255,255,0.85)", "borderpad": 2}
-_CURRENCY_SYMBOLS = {"USD": "$", "CNY": "¥"}
 
 
 @dataclass(frozen=True)
@@ -126,7 +126,7 @@ def money_ticks(low: float, high: float, currency: str) -> dict[str, Any]:
 def _money_axis(currency: str) -> dict[str, Any]:
     """A linear money axis: '$4M' rather than '4M'. Chinese ticks ("¥2亿") are set from the
     data once the figure is built (`_money_ticks_zh`): Plotly only knows k, M and G."""
-    return {"tickprefix": _CURRENCY_SYMBOLS.get(currency, ""), "automargin": True}
+    return {"tickprefix": symbol_of(currency), "automargin": True}
 
 
 def _money_ticks_zh(figure: dict) -> None:
@@ -134,7 +134,7 @@ def _money_ticks_zh(figure: dict) -> None:
     layout, traces = figure["layout"], figure.get("data", [])
     for axis_name in ("xaxis", "yaxis"):
         axis = layout.get(axis_name, {})
-        by_symbol = {symbol: code for code, symbol in _CURRENCY_SYMBOLS.items()}
+        by_symbol = {currency.symbol: code for code, currency in CURRENCY.items()}
         currency = by_symbol.get(axis.get("tickprefix", ""))
         if currency is None or axis.get("type") == "log" or not is_chinese(_language()):
             continue

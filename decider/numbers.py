@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import math
 
+from decider.engine.markets import symbol_of
 from decider.engine.text import is_chinese
 
-SYMBOLS = {"USD": "$", "CNY": "¥"}
 _GROUPS = {"zh": ((1e8, "亿"), (1e4, "万")), "en": ((1e9, "B"), (1e6, "M"), (1e3, "k"))}
 
 
@@ -22,7 +22,7 @@ def _family(language: str | None) -> str:
 def _with_currency(number: str, currency: str) -> str:
     if number.startswith("-"):
         return "-" + _with_currency(number[1:], currency)
-    symbol = SYMBOLS.get(currency)
+    symbol = symbol_of(currency)
     return f"{symbol}{number}" if symbol else f"{number} {currency}"
 
 

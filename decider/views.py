@@ -31,9 +31,8 @@ from django_ratelimit.exceptions import Ratelimited
 from decider import caching, limits, pdf, report, services, tasks
 from decider import method as decider_method
 from decider.engine import gpus, questionnaire, sizing
-from decider.engine.costs import CURRENCIES
 from decider.engine.figures import Figure
-from decider.engine.markets import market_of
+from decider.engine.markets import CURRENCIES, market_of
 from decider.engine.outcomes import outcome_name
 from decider.engine.text import is_chinese
 from decider.forms import (

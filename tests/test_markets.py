@@ -236,3 +236,33 @@ def test_the_impact_preview_rescoring_counts_mainland_results(rules):
         services.assessment_score(assessment)
     impact = services.ruleset_impact(ruleset_draft(RuleSet.current()))
     assert impact.total == 2 and impact.changed == 0  # an unchanged draft changes nothing
+
+
+# --- currencies: one registry (engine/markets.py CURRENCY) -----------------------------
+
+
+def test_the_currency_list_is_the_registry():
+    assert markets.CURRENCIES == tuple(markets.CURRENCY) == ("USD", "CNY")
+
+
+def test_a_third_currency_is_one_entry_and_its_rate_figure(monkeypatch):
+    from decider import numbers
+    from decider.charts import _money_axis
+    from decider.engine.figures import FIGURES
+
+    euro = markets.Currency("EUR", "€", "欧元", "usd_eur")
+    monkeypatch.setitem(markets.CURRENCY, "EUR", euro)
+    rates = {"usd_cny": 7.2, "usd_eur": 0.9}
+
+    assert markets.currency_rate(rates, prices_in="CNY", shown_in="EUR") == pytest.approx(0.125)
+    assert markets.currency_rate(rates, prices_in="EUR", shown_in="USD") == pytest.approx(1 / 0.9)
+    assert numbers.money_full(1234.4, "EUR", "en") == "€1,234"
+    assert numbers.money_full(-25_000, "EUR", "zh-hans") == "-€2.50万"
+    assert _money_axis("EUR")["tickprefix"] == "€"
+    unit = FIGURES["server_price"].unit_in("EUR")
+    assert "EUR" in unit.en and "欧元" in unit.zh
+
+
+def test_a_currency_without_an_entry_is_refused_by_name():
+    with pytest.raises(ValueError, match="no rate for GBP: currencies are USD, CNY"):
+        markets.currency_rate({"usd_cny": 7.2}, prices_in="USD", shown_in="GBP")

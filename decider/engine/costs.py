@@ -47,11 +47,10 @@ from decider.engine.figures import (
     figures_values,
 )
 from decider.engine.i18n import gettext_noop
-from decider.engine.markets import currency_rate
+from decider.engine.markets import CURRENCIES, currency_rate
 from decider.engine.outcomes import COST_OPTIONS
 
 HOURS_PER_MONTH = 730
-CURRENCIES: tuple[str, ...] = ("USD", "CNY")
 OPTIONS = COST_OPTIONS
 CLOUD_OPTIONS = ("cloud_on_demand", "cloud_reserved", "cloud_committed")
 # Cost per useful GPU-hour is drawn at these average utilizations (%).
@@ -725,7 +724,7 @@ def _migration(params: Mapping[str, float], answers: CostAnswers) -> tuple[float
 def _rate(params: Mapping[str, float], answers: CostAnswers, currency: str) -> float:
     if currency not in CURRENCIES:
         raise ValueError(f"currency must be one of {CURRENCIES}, got {currency!r}")
-    return currency_rate(params["usd_cny"], prices_in=answers.prices_in, shown_in=currency)
+    return currency_rate(params, prices_in=answers.prices_in, shown_in=currency)
 
 
 def h100_equivalent(params: Mapping[str, float], workload: str) -> float:

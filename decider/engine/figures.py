@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from decider.engine import markets
 from decider.engine.i18n import gettext
 from decider.engine.text import Text, is_chinese, json_repr, number_text
 
@@ -47,7 +48,7 @@ class FigureSpec:
         """The unit with money in `currency` (a price set's own): "CNY per node", "元/节点"."""
         if self.kind != "money" or currency == "USD":
             return self.unit
-        zh = {"CNY": "元"}.get(currency, currency)
+        zh = markets.CURRENCY[currency].name_zh if currency in markets.CURRENCY else currency
         return Text(self.unit.en.replace("USD", currency), self.unit.zh.replace("美元", zh))
 
     def problem(self, value: float, *, shown: str = "") -> str | None:

@@ -18,6 +18,33 @@ from decider.engine.text import Text
 
 
 @dataclass(frozen=True)
+class Currency:
+    code: str
+    symbol: str  # written before an amount: "$4M", "¥361.87万"
+    name_zh: str  # how a Chinese unit names it: "美元/节点", "元/节点"
+    rate_figure: str | None  # the figure of its units per US dollar (None: the dollar itself)
+
+
+# Every currency a price set is written in or a page shows money in: adding one is an entry
+# here and, for its rate, a figure (engine/figures.py) with its dated value.
+CURRENCY: dict[str, Currency] = {
+    currency.code: currency
+    for currency in (
+        Currency("USD", "$", "美元", None),
+        Currency("CNY", "¥", "元", "usd_cny"),
+    )
+}
+
+CURRENCIES: tuple[str, ...] = tuple(CURRENCY)
+
+
+def symbol_of(code: str) -> str:
+    """The sign written before an amount in `code` ("" for a currency not in the registry)."""
+    currency = CURRENCY.get(code)
+    return currency.symbol if currency else ""
+
+
+@dataclass(frozen=True)
 class Market:
     key: str
     currency: str  # what its price set is written in
@@ -52,12 +79,16 @@ def market_of(answers: Mapping[str, Any]) -> Market:
     return MARKETS[answers.get("market") or DEFAULT_MARKET]
 
 
-def currency_rate(usd_cny: float, *, prices_in: str, shown_in: str) -> float:
-    """What one unit of `prices_in` is worth in `shown_in`, at the dated rate."""
+def per_usd(code: str, params: Mapping[str, float]) -> float:
+    """Units of `code` a US dollar buys, at the dated rate among `params` (the figures)."""
+    if code not in CURRENCY:
+        raise ValueError(f"no rate for {code}: currencies are {', '.join(CURRENCIES)}")
+    figure = CURRENCY[code].rate_figure
+    return 1.0 if figure is None else params[figure]
+
+
+def currency_rate(params: Mapping[str, float], *, prices_in: str, shown_in: str) -> float:
+    """What one unit of `prices_in` is worth in `shown_in`, at the dated rates in `params`."""
     if prices_in == shown_in:
         return 1.0
-    if (prices_in, shown_in) == ("USD", "CNY"):
-        return usd_cny
-    if (prices_in, shown_in) == ("CNY", "USD"):
-        return 1.0 / usd_cny
-    raise ValueError(f"no rate from {prices_in} to {shown_in}")
+    return per_usd(shown_in, params) / per_usd(prices_in, params)

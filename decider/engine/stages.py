@@ -163,7 +163,7 @@ def plan_compute(
     plan recommended follows (the headline's verdict reads the plan when demand grows)."""
     params = figures_values(figures)
     world = world_of(params, answers, future)
-    rate = currency_rate(params["usd_cny"], prices_in=answers.prices_in, shown_in=currency)
+    rate = currency_rate(params, prices_in=answers.prices_in, shown_in=currency)
     staged, decisions = search(world)
     kept = fleet_kept(world, staged.levels)  # the GPUs owned already that the plan keeps
     stages = _stages(decisions, staged.levels, params["lead_time_months"], kept)

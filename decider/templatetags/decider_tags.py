@@ -3,12 +3,11 @@ from decimal import Decimal
 from django import template
 from django.utils.safestring import mark_safe
 
+from decider.engine.markets import symbol_of
 from decider.formats import money, month_text
 from decider.method import cite_links
 
 register = template.Library()
-
-SYMBOLS = {"USD": "$", "CNY": "¥"}
 
 
 register.filter("money", money)
@@ -49,7 +48,7 @@ def rate(value, currency: str = "USD") -> str:
     """3.914 -> '$3.91': a price per hour, to the cent."""
     if value is None or value == "":
         return "—"
-    return f"{SYMBOLS.get(currency, '')}{float(value):,.2f}"
+    return f"{symbol_of(currency)}{float(value):,.2f}"
 
 
 @register.filter

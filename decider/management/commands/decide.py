@@ -8,9 +8,9 @@ from django.utils import translation
 from django.utils.translation import gettext
 
 from decider.engine import sizing, verdict
-from decider.engine.costs import CURRENCIES
 from decider.engine.evaluation import answers_odds, answers_plan
 from decider.engine.figures import FIGURES
+from decider.engine.markets import CURRENCIES
 from decider.engine.outcomes import outcome_name
 from decider.engine.questionnaire import (
     MAX_DOCUMENT_BYTES,
