@@ -345,12 +345,12 @@ class FiguresStepForm(StepForm):
         """`owned` and `owned_as_of` as typed: one entry of this model, or none (cleared)."""
         if "owned_gpus" not in self.fields:
             return {}
-        gpus = self.cleaned_data.get("owned_gpus")
-        if not gpus:
+        count = self.cleaned_data.get("owned_gpus")
+        if not count:
             return {"owned": None, "owned_as_of": None}
         model = self.saved.get("gpu_model") or gpus.DEFAULT
         owned = [
-            {"gpu_model": model, "gpus": int(gpus), "bought": self.cleaned_data["owned_bought"]}
+            {"gpu_model": model, "gpus": int(count), "bought": self.cleaned_data["owned_bought"]}
         ]
         # Ages count to the month the fleet was entered: a saved result prices it alike.
         same = owned == self.saved.get("owned")

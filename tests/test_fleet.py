@@ -189,3 +189,24 @@ def test_servers_are_replaced_at_the_end_of_their_life_in_the_costs_and_the_plan
     _answers, old = _evaluate(_owned(64, "2019-01"))
     assert young.costs["breakdown"]["onprem"]["refresh"] > 0
     assert old.costs["breakdown"]["onprem"].get("refresh", 0) == 0
+
+
+@pytest.mark.django_db
+def test_gpus_owned_entered_before_any_gpu_model_is_answered_are_of_the_default_model(
+    client, rules
+):
+    from django.urls import reverse
+
+    from decider.engine.gpus import DEFAULT
+    from decider.models import Assessment
+    from tests.factories import STEP_POSTS
+
+    started = client.post(reverse("decider-home"), {"preset": ""})  # blank: no GPU model yet
+    token = started.url.split("/")[2]
+    budget = {**STEP_POSTS["budget"], "owned_gpus": "16", "owned_bought": "2024-06"}
+    response = client.post(reverse("decider-step", args=[token, "budget"]), budget)
+
+    assert response.status_code == 302
+    assert Assessment.objects.get().answers["owned"] == [
+        {"gpu_model": DEFAULT, "gpus": 16, "bought": "2024-06"}
+    ]
