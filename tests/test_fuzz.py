@@ -41,8 +41,11 @@ profiles.register_profile(
 profiles.register_profile(
     "fuzz-long", parent=profiles.get_profile("fuzz"), max_examples=1000, derandomize=False
 )
+profiles.register_profile("fuzz-explore", parent=profiles.get_profile("fuzz"), derandomize=False)
 FUZZ = profiles.get_profile(
-    "fuzz-long" if os.environ.get("HYPOTHESIS_PROFILE") == "fuzz-long" else "fuzz"
+    {"fuzz-long": "fuzz-long", "explore": "fuzz-explore"}.get(
+        os.environ.get("HYPOTHESIS_PROFILE", ""), "fuzz"
+    )
 )
 
 

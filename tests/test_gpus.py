@@ -96,3 +96,19 @@ def test_every_offered_model_is_complete():
         assert set(model.markets) <= set(markets.MARKETS), model.key
         for generation in model.next.values():
             assert generation.successor in GPUS, (model.key, generation.successor)
+
+
+def test_a_model_no_market_offers_any_more_still_prices_the_answers_saved_with_it(monkeypatch):
+    from dataclasses import replace
+
+    monkeypatch.setitem(GPUS, "h200", replace(GPUS["h200"], markets=()))
+    assert "h200" not in dict(questionnaire.GPU_MODELS)
+    assert "h200" not in markets.MARKETS["global"].gpu_models
+    saved = make_answers(gpu_model="h200")
+    assert "gpu_model" in questionnaire.answers_validate(saved)[1]  # not for new answers
+
+    figures = figures_select(rows=shipped_figure_rows("global"), gpu_model="h200")
+    evaluation = answers_evaluate(answers=saved, rulebook=shipped_rulebook(), figures=figures)
+    plan = answers_plan(answers=saved, figures=figures, excluded=evaluation.result.excluded)
+    assert plan["wait"]["suggested"]["cloud_fall_pct_per_year"] == 15.0  # the H200's own path
+    assert sizing.CHIPS["h200"].memory_gb == 141

@@ -11,6 +11,10 @@ edited in the admin): adding a GPU model is one entry here plus its rows there
 The questionnaire's choices, the sizing's chips, the plan's price paths, the markets' lists
 and the next generations are all read from `GPUS` when they are asked for.
 
+An entry stays while saved answers may name it: to stop offering a model, empty its
+`markets`. New answers can no longer choose it; saved results still find its datasheet,
+price path and successor (tests/test_gpus.py).
+
 Plain Python: no Django.
 """
 
