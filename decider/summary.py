@@ -553,27 +553,29 @@ def _generation_sentence(
             else "—",
             "share": _pct(max((o["cheaper_than_current_pct"] for o in switches), default=0) / 100),
         }
-    if best["month"] == now["month"]:  # it can be owned as soon as this one
-        return _(
-            "Own %(successor_gpus)s %(successor)s GPUs (%(speed)s× as fast for this work) "
-            "rather than %(gpus)s %(model)s GPUs, both from month %(month)s: %(amount)s less, "
-            "and less in %(share)s of the draws."
-        ) % {
-            **facts,
-            "month": best["month"],
-            "amount": money(now["present_value"] - best["present_value"], currency),
-            "share": _pct(best["cheaper_than_current_pct"] / 100),
-        }
-    return _(
-        "Rent until month %(month)s, then own %(successor_gpus)s %(successor)s GPUs "
-        "(%(speed)s× as fast for this work) rather than %(gpus)s %(model)s GPUs now: "
-        "%(amount)s less, and less in %(share)s of the draws."
-    ) % {
+    values = {
         **facts,
         "month": best["month"],
         "amount": money(now["present_value"] - best["present_value"], currency),
         "share": _pct(best["cheaper_than_current_pct"] / 100),
     }
+    if best["month"] == now["month"]:  # it can be owned as soon as this one
+        return (
+            _(
+                "Own %(successor_gpus)s %(successor)s GPUs (%(speed)s× as fast for this work) "
+                "rather than %(gpus)s %(model)s GPUs, both from month %(month)s: %(amount)s less, "
+                "and less in %(share)s of the draws."
+            )
+            % values
+        )
+    return (
+        _(
+            "Rent until month %(month)s, then own %(successor_gpus)s %(successor)s GPUs "
+            "(%(speed)s× as fast for this work) rather than %(gpus)s %(model)s GPUs now: "
+            "%(amount)s less, and less in %(share)s of the draws."
+        )
+        % values
+    )
 
 
 def _generation_worth(generation: Mapping[str, Any], model: str, successor: str) -> str:
