@@ -239,6 +239,11 @@ def worker(transactional_db):
         thread.start()
         started = controller._on_started.wait(30)
         assert started and not crashed, f"the Celery worker did not start: {crashed!r}"
+        # Celery's loop drains the queue for 2 s at a time and twice more once told to stop:
+        # a tenth of a second each lets the worker stop within moments of the test's end.
+        connection = controller.consumer.connection
+        drain = connection.drain_events
+        connection.drain_events = lambda timeout=None, **kw: drain(timeout=0.1, **kw)
         yield app
     finally:
         app.conf.task_always_eager = True
