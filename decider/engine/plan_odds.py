@@ -123,17 +123,21 @@ def _drawn_amounts(
 
         return pv
 
-    amounts = {}
-    for name, levels in paths.items():
+    # Plans that hold the same levels (the staged plan is often the one that commits now)
+    # are priced once.
+    by_levels: dict[tuple[int, ...], np.ndarray] = {}
+    for levels in paths.values():
+        if levels in by_levels:
+            continue
         coefficients = np.array([_linear(priced(float(scale), levels)) for scale in scales])
         growth = drawn["growth"]
         fixed, by_cloud, by_hardware = (
             np.interp(growth, scales, coefficients[:, k]) for k in range(3)
         )
-        amounts[name] = (
+        by_levels[levels] = (
             fixed + by_cloud * drawn["cloud_price"] + by_hardware * drawn["hardware_price"]
         )
-    return amounts
+    return {name: by_levels[levels] for name, levels in paths.items()}
 
 
 def _outcome_shares(
