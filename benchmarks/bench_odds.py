@@ -166,9 +166,8 @@ def section(rows: list[Row], whole: list[tuple[str, float, float]]) -> str:
         "the page; with growth the cost section over the growth, its search shared with the "
         "plan the verdict reads, and the plan again for the page), each run a new assessment "
         "(no search remembered), against the cost model alone in the same run; median of "
-        f"{RUNS}. The machine is noisy: the code at the start of the 2026-12-06 session, run "
-        "just before on the same machine, gave 13.5–19.3× (this one 14.2–22.4×, growth "
-        "included).",
+        f"{RUNS}. The machine is noisy and its CPU changes from run to run: compare the "
+        "ratios, not the milliseconds.",
         "",
         "| answers | whole (ms) | cost model (ms) | whole × cost model |",
         "|---|---:|---:|---:|",
