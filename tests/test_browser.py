@@ -128,9 +128,16 @@ def test_a_team_with_a_cluster_enters_it_and_the_costs_keep_it(browser, live_ser
     page.goto(live_server.url)
     page.get_by_label("Startup or exploration phase").check()
     page.get_by_role("button", name="Start the assessment").click()
-    for _step in range(4):
+    # Each click waits for the next step's heading: a click while the last
+    # step's answer is still being saved would land on the old page.
+    for heading in (
+        "Utilization and scale",
+        "Operations capability",
+        "Data and compliance",
+        "Budget",
+    ):
         page.get_by_role("button", name="Next").click()
-    expect(page.get_by_role("heading", name="Budget")).to_be_visible()
+        expect(page.get_by_role("heading", name=heading)).to_be_visible()
     page.get_by_label("GPUs of this model you own already").fill("8")
     page.get_by_label("Month they were bought").fill("2025-06")
     page.get_by_role("button", name="See the recommendation").click()
