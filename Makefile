@@ -106,6 +106,7 @@ calibration: setup
 # Writes docs/BENCHMARKS.md. The impact benchmark builds a 100,000-assessment
 # SQLite file in /tmp once (several minutes, ~4 GB) and reuses it.
 bench: setup browser wrk
+	$(BIN)/python benchmarks/bench_import.py --write
 	$(BIN)/python benchmarks/bench_costs.py --write
 	$(BIN)/python benchmarks/bench_odds.py --write
 	$(BIN)/python benchmarks/bench_pdf.py --write

@@ -9,10 +9,12 @@ that table.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 class Line(NamedTuple):
@@ -86,6 +88,10 @@ def amounts_frame(amounts_by_option: Mapping[str, Mapping[str, np.ndarray]]) -> 
 
 
 def _frame(rows: np.ndarray, columns: list[tuple[str, str]], months: int) -> pd.DataFrame:
+    # pandas (0.2 s to import) loads with the first table, not with the engine:
+    # commands and processes that never price an assessment do not pay for it.
+    import pandas as pd
+
     return pd.DataFrame(
         rows.T,
         index=pd.RangeIndex(months + 1, name="month"),

@@ -21,10 +21,9 @@ import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import Any, NamedTuple, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 import numpy as np
-import pandas as pd
 
 from decider.engine.cashflow import (
     Line,
@@ -49,6 +48,9 @@ from decider.engine.figures import (
 from decider.engine.i18n import gettext_noop
 from decider.engine.markets import CURRENCIES, currency_rate
 from decider.engine.outcomes import COST_OPTIONS
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 HOURS_PER_MONTH = 730
 OPTIONS = COST_OPTIONS
