@@ -21,7 +21,7 @@ Plain Python and numpy: no Django.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -311,6 +311,46 @@ def recruiting(world: World) -> float:
 def path_cost(world: World, decisions: list[int], path: tuple[int, ...]) -> float:
     """The present value of holding `path[j]` GPUs from decisions[j] on (and before the
     first, the GPUs already owned that it keeps)."""
+    owning, held = _owning_cost(world, decisions, path)
+    months = np.arange(1, world.months + 1)
+    running = running_cost(world, held[months], months)
+    return owning + float((running * world.discount[months]).sum())
+
+
+# The running lines the cloud price level of world_of scales (and no other line).
+CLOUD_LEVEL_LINES = ("gpu", "gpu_committed")
+
+
+def path_cost_linear(
+    world_at: Callable[[float, float], World], decisions: list[int], path: tuple[int, ...]
+) -> tuple[float, float, float]:
+    """path_cost at cloud and hardware price levels c and h (`world_at(c, h)`) as
+    (fixed, by_cloud, by_hardware): it is fixed + c × by_cloud + h × by_hardware."""
+    owning, held = _owning_cost(world_at(1.0, 1.0), decisions, path)
+    dearer = _owning_cost(world_at(1.0, 2.0), decisions, path)[0]
+    months = np.arange(1, len(held))
+    return linear_levels(running_pv(world_at(1.0, 1.0), held[months], months), owning, dearer)
+
+
+def linear_levels(
+    running: Mapping[str, float], owning: float, owning_dearer: float
+) -> tuple[float, float, float]:
+    """(fixed, by_cloud, by_hardware) of a present value at cloud and hardware price levels
+    c and h, fixed + c × by_cloud + h × by_hardware, from its running lines at today's
+    prices and what buying, reselling and recruiting pay at hardware levels 1 and 2. The
+    cloud level scales the rented GPU-hours alone (CLOUD_LEVEL_LINES), the hardware level
+    only what is bought and resold: one running reckoning and two of the purchases give
+    what three whole reckonings would."""
+    by_cloud = sum(running.get(name, 0.0) for name in CLOUD_LEVEL_LINES)
+    by_hardware = owning_dearer - owning
+    return owning - by_hardware + sum(running.values()) - by_cloud, by_cloud, by_hardware
+
+
+def _owning_cost(
+    world: World, decisions: list[int], path: tuple[int, ...]
+) -> tuple[float, np.ndarray]:
+    """(the present value of recruiting, the GPUs already owned and the purchases; the
+    GPUs held in each month 0..H)."""
     owned = fleet_kept(world, path)
     held = np.full(world.months + 1, float(owned))
     total = recruiting(world) + fleet_pv(world, owned)
@@ -319,9 +359,16 @@ def path_cost(world: World, decisions: list[int], path: tuple[int, ...]) -> floa
             total += float(buy(world, np.array(level - owned), np.array(owned == 0), start))
             owned = level
         held[start + 1 :] = owned
-    months = np.arange(1, world.months + 1)
-    running = running_cost(world, held[months], months)
-    return total + float((running * world.discount[months]).sum())
+    return total, held
+
+
+def running_pv(world: World, gpus: np.ndarray, months: np.ndarray) -> dict[str, float]:
+    """The present value of running `gpus` owned in each of `months`, by cost line."""
+    discount = world.discount[months]
+    return {
+        name: float((amount * discount).sum())
+        for name, amount in _running_lines(world, gpus, months).items()
+    }
 
 
 def path_lines(world: World, decisions: list[int], path: tuple[int, ...]) -> dict[str, np.ndarray]:

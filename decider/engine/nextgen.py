@@ -23,7 +23,15 @@ import numpy as np
 from decider.engine.costs import HOURS_PER_MONTH, CostAnswers, commit_rate, on_demand_rate
 from decider.engine.future import Future
 from decider.engine.gpus import Generation
-from decider.engine.months import World, buy, path_cost, running_cost, world_of
+from decider.engine.months import (
+    World,
+    buy,
+    linear_levels,
+    path_cost_linear,
+    running_cost,
+    running_pv,
+    world_of,
+)
 from decider.engine.plan_odds import priced_at_draws
 from decider.engine.search import decision_months
 
@@ -92,15 +100,21 @@ def _renting_the_cheaper(
     )
 
 
-def _switch_cost(world: World, successor: World, gpus: int, month: int) -> float:
-    """Present value of renting everything on this generation until `month`, then owning
-    `gpus` of the next one from it (ordered a lead time earlier, resold at the end)."""
+def _switch_cost(
+    worlds: Callable[[float, float], tuple[World, World]], gpus: int, month: int
+) -> tuple[float, float, float]:
+    """The linear pieces (months.linear_levels) of the present value of renting everything
+    on this generation until `month`, then owning `gpus` of the next one from it (ordered a
+    lead time earlier, resold at the end)."""
+    (world, successor), dearer = worlds(1.0, 1.0), worlds(1.0, 2.0)[1]
     before = np.arange(1, month + 1)
     after = np.arange(month + 1, world.months + 1)
-    renting = running_cost(world, np.zeros(len(before)), before) * world.discount[before]
-    owning = running_cost(successor, np.full(len(after), float(gpus)), after)
+    running = running_pv(world, np.zeros(len(before)), before)
+    for name, amount in running_pv(successor, np.full(len(after), float(gpus)), after).items():
+        running[name] = running.get(name, 0.0) + amount
     bought = float(buy(successor, np.array(gpus), np.array(True), month))
-    return float(renting.sum()) + bought + float((owning * successor.discount[after]).sum())
+    bought_dearer = float(buy(dearer, np.array(gpus), np.array(True), month))
+    return linear_levels(running, bought, bought_dearer)
 
 
 def which_generation(
@@ -213,14 +227,14 @@ def _generation_shown(
 
 def _held_throughout(
     worlds: Callable[[float, float], tuple[World, World]], decisions: list[int], level: int
-) -> Callable[[float, float], float]:
-    """The present value, at each price level, of holding `level` GPUs of this generation
-    from the first decision (0: renting throughout)."""
-
-    def pv(cloud: float, hardware: float) -> float:
-        return path_cost(worlds(cloud, hardware)[0], decisions, tuple(level for _ in decisions))
-
-    return pv
+) -> tuple[float, float, float]:
+    """The present value's linear pieces (months.linear_levels) of holding `level` GPUs of
+    this generation from the first decision (0: renting throughout)."""
+    return path_cost_linear(
+        lambda cloud, hardware: worlds(cloud, hardware)[0],
+        decisions,
+        tuple(level for _ in decisions),
+    )
 
 
 def _successor_options(
@@ -235,13 +249,8 @@ def _successor_options(
     fits the horizon: its present value on today's prices, and the share of the draws in
     which it costs less than owning this generation now (`now`: that plan's at each)."""
 
-    def switch(month: int) -> Callable[[float, float], float | None]:
-        def pv(cloud: float, hardware: float) -> float | None:
-            if month >= months:
-                return None
-            return _switch_cost(*worlds(cloud, hardware), successor_gpus, month)
-
-        return pv
+    def switch(month: int) -> tuple[float, float, float] | None:
+        return None if month >= months else _switch_cost(worlds, successor_gpus, month)
 
     options = []
     for wait in SWITCH_WAITS:

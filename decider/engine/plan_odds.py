@@ -3,8 +3,9 @@
 The plans are held as they were chosen (the stages are decided now, the world is drawn
 afterwards) and priced over the draws of demand growth and of the cloud and hardware price
 levels (engine/odds.py). A plan's present value is linear in the two price levels, so
-three reckonings give it at every draw (`priced_at_draws`, which buy now or wait and the
-next generation use too); not in growth: each plan is priced at GROWTH_POINTS growth
+one reckoning of its running costs and two of its purchases give it at every draw
+(months.path_cost_linear, `priced_at_draws`, which buy now or wait and the next
+generation use too); not in growth: each plan is priced at GROWTH_POINTS growth
 levels, and each draw is read between its two neighbours.
 
 Plain Python and numpy: no Django.
@@ -13,7 +14,7 @@ Plain Python and numpy: no Django.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -22,32 +23,23 @@ import numpy as np
 from decider.engine import odds
 from decider.engine.costs import TIE_ORDER, CostAnswers
 from decider.engine.future import Future
-from decider.engine.months import World, path_cost, world_of
+from decider.engine.months import World, path_cost_linear, world_of
 
 GROWTH_POINTS = 5  # demand growth levels the plans are priced at; draws between them
 
 
 def priced_at_draws(
-    pv: Callable[[float, float], float | None], drawn: Mapping[str, np.ndarray]
+    linear: tuple[float, float, float] | None, drawn: Mapping[str, np.ndarray]
 ) -> tuple[float, np.ndarray] | None:
     """A plan's present value on today's prices and at each of the odds' draws of the cloud
-    and hardware price levels. It is linear in both levels (every line is cloud-priced,
-    hardware-priced or neither), so three reckonings give it at every draw. None: the plan
-    does not fit the horizon."""
-    if (linear := _linear(pv)) is None:
+    and hardware price levels, from its `linear` pieces (fixed, by_cloud, by_hardware: it
+    is linear in both levels, months.linear_levels). None: the plan does not fit the
+    horizon."""
+    if linear is None:
         return None
     fixed, by_cloud, by_hardware = linear
     middle = fixed + by_cloud + by_hardware
     return middle, fixed + by_cloud * drawn["cloud_price"] + by_hardware * drawn["hardware_price"]
-
-
-def _linear(pv: Callable[[float, float], float | None]) -> tuple[float, float, float] | None:
-    """(fixed, per unit of cloud price level, per unit of hardware price level) of `pv`."""
-    middle, dearer_cloud, dearer_hardware = pv(1.0, 1.0), pv(2.0, 1.0), pv(1.0, 2.0)
-    if middle is None or dearer_cloud is None or dearer_hardware is None:
-        return None
-    by_cloud, by_hardware = dearer_cloud - middle, dearer_hardware - middle
-    return middle - by_cloud - by_hardware, by_cloud, by_hardware
 
 
 def plan_odds(
@@ -66,7 +58,7 @@ def plan_odds(
     the odds' draws of demand growth and cloud and hardware prices, each plan held as it
     was chosen (the stages are decided now, the world is drawn afterwards).
 
-    Linear in the two price levels (three reckonings), not in growth: every plan is priced
+    Linear in the two price levels (months.linear_levels), not in growth: every plan is priced
     at GROWTH_POINTS growth levels across the range, and each draw is read between its two
     neighbours. With the growth range at 1, the draws are exact."""
     low, high = ranges["growth"]
@@ -110,18 +102,12 @@ def _drawn_amounts(
     drawn: Mapping[str, np.ndarray],
 ) -> dict[str, np.ndarray]:
     """Each plan's present value at each of the odds' draws: priced at every growth level of
-    `scales` (three reckonings each), each draw read between its two neighbours."""
+    `scales` (months.path_cost_linear), each draw read between its two neighbours."""
 
     @functools.cache  # each (growth, price levels) world serves every plan
     def world_at(scale: float, cloud: float, hardware: float) -> World:
         grown = replace(future, growth_scale=scale)
         return world_of(params, answers, grown, cloud=cloud, hardware=hardware)
-
-    def priced(scale: float, levels: tuple[int, ...]) -> Callable[[float, float], float]:
-        def pv(cloud: float, hardware: float) -> float:
-            return path_cost(world_at(scale, cloud, hardware), decisions, levels)
-
-        return pv
 
     # Plans that hold the same levels (the staged plan is often the one that commits now)
     # are priced once.
@@ -129,7 +115,12 @@ def _drawn_amounts(
     for levels in paths.values():
         if levels in by_levels:
             continue
-        coefficients = np.array([_linear(priced(float(scale), levels)) for scale in scales])
+        coefficients = np.array(
+            [
+                path_cost_linear(functools.partial(world_at, float(scale)), decisions, levels)
+                for scale in scales
+            ]
+        )
         growth = drawn["growth"]
         fixed, by_cloud, by_hardware = (
             np.interp(growth, scales, coefficients[:, k]) for k in range(3)

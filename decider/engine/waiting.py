@@ -20,7 +20,7 @@ import numpy as np
 from decider.engine.costs import CostAnswers
 from decider.engine.future import Future
 from decider.engine.gpus import PricePath
-from decider.engine.months import World, path_cost, world_of
+from decider.engine.months import World, path_cost_linear, world_of
 from decider.engine.plan_odds import priced_at_draws
 from decider.engine.search import decision_months
 
@@ -40,8 +40,8 @@ def wait(
     """Buy now or wait: own `level` GPUs from the first month they can run, or order them
     N months later and rent everything meanwhile, over the plan's own future (its demand and
     price path: each wait is a path the search weighed, so none costs less than its plan).
-    Each plan's present value is linear in the two price levels, so three reckonings give it
-    at every draw of them (the odds' ranges): the share of draws in which waiting N months
+    Each plan's present value is linear in the two price levels (months.path_cost_linear),
+    so one reckoning gives it at every draw of them (the odds' ranges): the share of draws in which waiting N months
     costs less than buying now. `path`: the GPU model's published price path, shown as what
     the answers may give when they give no fall of their own."""
     shown = _wait_shown(future, path, level)
@@ -103,17 +103,17 @@ def _waits_priced(
     def world_at(cloud: float, hardware: float) -> World:
         return world_of(params, answers, future, cloud=cloud, hardware=hardware)
 
-    def pv(wait: int, cloud: float, hardware: float) -> float | None:
-        world = world_at(cloud, hardware)
+    def linear(wait: int) -> tuple[float, float, float] | None:
+        world = world_at(1.0, 1.0)
         decisions = decision_months(world)
         if not decisions or decisions[0] + wait >= world.months:
             return None
         arrives = decisions[0] + wait
         held = tuple(level if month >= arrives else 0 for month in decisions)
-        return path_cost(world, decisions, held)
+        return path_cost_linear(world_at, decisions, held)
 
     at: dict[int, tuple[float, np.ndarray]] = {}
     for wait in WAITS:
-        if (priced := priced_at_draws(functools.partial(pv, wait), drawn)) is not None:
+        if (priced := priced_at_draws(linear(wait), drawn)) is not None:
             at[wait] = priced
     return at
