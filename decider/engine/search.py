@@ -117,13 +117,17 @@ def _searched(world: World, *, must_own: bool = False) -> tuple[Path, list[int]]
     floors = [world.home_share * world.peak[s].max() for s in segments]
     # cost[j][k]: the running cost of segment j with levels[k] owned; a level that cannot
     # hold the work whose data may not leave is not a choice.
+    # The segments follow one another: every level's months are reckoned at once, and
+    # summed by segment.
     owned_levels = np.array(levels, dtype=float)
-    cost = np.empty((len(segments), len(levels)))
-    for j, months in enumerate(segments):
-        gpus = np.repeat(owned_levels[:, None], len(months), axis=1)
-        when = np.broadcast_to(months, gpus.shape)
-        running = (running_cost(world, gpus, when) * world.discount[when]).sum(axis=1)
-        cost[j] = np.where(owned_levels >= floors[j] - 1e-9, running, math.inf)
+    months = np.arange(decisions[0] + 1, world.months + 1)
+    gpus = np.repeat(owned_levels[:, None], len(months), axis=1)
+    when = np.broadcast_to(months, gpus.shape)
+    monthly = running_cost(world, gpus, when) * world.discount[when]
+    starts = np.array(decisions) - decisions[0]
+    running = np.add.reduceat(monthly, starts, axis=1).T  # (segments, levels)
+    floor = np.array(floors)[:, None]
+    cost = np.where(owned_levels[None, :] >= floor - 1e-9, running, math.inf)
     owned = owned_levels
     n = len(levels)
     added = owned[None, :] - owned[:, None]  # [held before, held after]
