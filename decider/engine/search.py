@@ -65,25 +65,28 @@ def segment_months(world: World, decisions: list[int]) -> list[np.ndarray]:
 
 # The searches done lately, by what defines their world: scoring prices the cost section
 # (stages.future_lines) and the plan over the same future, and each would search it again.
-_SEARCHED: OrderedDict[tuple[Any, ...], tuple[Path, list[int]]] = OrderedDict()
+# Each: the cheapest path, the cheapest that owns GPUs, and the decision months.
+_SEARCHED: OrderedDict[tuple[Any, ...], tuple[Path, Path, list[int]]] = OrderedDict()
 _SEARCHED_KEPT = 32
 _SEARCHED_LOCK = threading.Lock()
 
 
 def search(world: World, *, must_own: bool = False) -> tuple[Path, list[int]]:
     """The cheapest path over the decision months, and those months (`must_own`: the
-    cheapest that owns GPUs by the last decision); remembered for the same world."""
-    key = (_world_key(world), must_own)
+    cheapest that owns GPUs by the last decision); remembered for the same world (both
+    are searched at once: they share every cost)."""
+    key = _world_key(world)
     with _SEARCHED_LOCK:
         if (found := _SEARCHED.get(key)) is not None:
             _SEARCHED.move_to_end(key)
-            return found[0], list(found[1])
-    path, decisions = _searched(world, must_own=must_own)
+            plain, owning, decisions = found
+            return (owning if must_own else plain), list(decisions)
+    plain, owning, decisions = _searched_both(world)
     with _SEARCHED_LOCK:
-        _SEARCHED[key] = (path, list(decisions))
+        _SEARCHED[key] = (plain, owning, list(decisions))
         if len(_SEARCHED) > _SEARCHED_KEPT:
             _SEARCHED.popitem(last=False)
-    return path, decisions
+    return (owning if must_own else plain), decisions
 
 
 def forget_searches() -> None:
@@ -108,46 +111,61 @@ def _world_key(world: World) -> tuple[Any, ...]:
     )
 
 
-def _searched(world: World, *, must_own: bool = False) -> tuple[Path, list[int]]:
+def _searched_both(world: World) -> tuple[Path, Path, list[int]]:
+    """(the cheapest path, the cheapest that owns GPUs by the last decision, the decision
+    months): one reckoning of every segment's running cost and every purchase, two
+    dynamic programmes over them."""
     decisions = decision_months(world)
     levels = _levels(world)
     if not decisions:  # nothing can arrive within the horizon
-        return Path(path_cost(world, [], ()), ()), decisions
+        nothing = Path(path_cost(world, [], ()), ())
+        return nothing, nothing, decisions
     segments = segment_months(world, decisions)
     floors = [world.home_share * world.peak[s].max() for s in segments]
     # cost[j][k]: the running cost of segment j with levels[k] owned; a level that cannot
-    # hold the work whose data may not leave is not a choice.
-    # The segments follow one another: every level's months are reckoned at once, and
-    # summed by segment.
-    owned_levels = np.array(levels, dtype=float)
+    # hold the work whose data may not leave is not a choice. The segments follow one
+    # another: every level's months are reckoned at once, and summed by segment.
+    owned = np.array(levels, dtype=float)
     months = np.arange(decisions[0] + 1, world.months + 1)
-    gpus = np.repeat(owned_levels[:, None], len(months), axis=1)
+    gpus = np.repeat(owned[:, None], len(months), axis=1)
     when = np.broadcast_to(months, gpus.shape)
     monthly = running_cost(world, gpus, when) * world.discount[when]
-    starts = np.array(decisions) - decisions[0]
-    running = np.add.reduceat(monthly, starts, axis=1).T  # (segments, levels)
-    floor = np.array(floors)[:, None]
-    cost = np.where(owned_levels[None, :] >= floor - 1e-9, running, math.inf)
-    owned = owned_levels
-    n = len(levels)
+    running = np.add.reduceat(monthly, np.array(decisions) - decisions[0], axis=1).T
+    cost = np.where(owned[None, :] >= np.array(floors)[:, None] - 1e-9, running, math.inf)
     added = owned[None, :] - owned[:, None]  # [held before, held after]
-    first = np.broadcast_to((owned == 0)[:, None], (n, n))
-    allowed = added >= 0  # owned capacity never shrinks
+    first = np.broadcast_to((owned == 0)[:, None], added.shape)
+    # Owned capacity never shrinks.
+    steps = [
+        np.where(added >= 0, cost[j][None, :] + buy(world, added, first, decisions[j]), math.inf)
+        for j in range(len(decisions))
+    ]
+    start = levels.index(world.answers.fleet_gpus)  # what is owned today
+    before = _before(world, decisions)
+    plain, owning = (_cheapest(steps, levels, start, must_own) for must_own in (False, True))
+    return (
+        Path(plain.cost + before, plain.levels),
+        Path(owning.cost + before, owning.levels),
+        decisions,
+    )
+
+
+def _cheapest(steps: list[np.ndarray], levels: list[int], start: int, must_own: bool) -> Path:
+    """The dynamic programme: steps[j][a, b] is the cost of going from levels[a] to
+    levels[b] at decision j and holding it to the next; the cheapest path from `start`."""
+    n = len(levels)
     best = np.zeros(n)  # the cost of what follows the last decision
     if must_own:
-        best[owned == 0] = math.inf
-    choice = np.zeros((len(decisions), n), dtype=int)
-    for j in range(len(decisions) - 1, -1, -1):
-        options = cost[j][None, :] + buy(world, added, first, decisions[j]) + best[None, :]
-        options = np.where(allowed, options, math.inf)
+        best[np.array(levels) == 0] = math.inf
+    choice = np.zeros((len(steps), n), dtype=int)
+    for j in range(len(steps) - 1, -1, -1):
+        options = steps[j] + best[None, :]
         choice[j] = np.argmin(options, axis=1)
         best = options[np.arange(n), choice[j]]
-    start = levels.index(world.answers.fleet_gpus)  # what is owned today
     path, k = [], start
-    for j in range(len(decisions)):
+    for j in range(len(steps)):
         k = choice[j][k]
         path.append(levels[k])
-    return Path(float(best[start]) + _before(world, decisions), tuple(path)), decisions
+    return Path(float(best[start]), tuple(path))
 
 
 def _before(world: World, decisions: list[int]) -> float:
