@@ -326,10 +326,26 @@ def path_cost_linear(
 ) -> tuple[float, float, float]:
     """path_cost at cloud and hardware price levels c and h (`world_at(c, h)`) as
     (fixed, by_cloud, by_hardware): it is fixed + c × by_cloud + h × by_hardware."""
-    owning, held = _owning_cost(world_at(1.0, 1.0), decisions, path)
-    dearer = _owning_cost(world_at(1.0, 2.0), decisions, path)[0]
-    months = np.arange(1, len(held))
-    return linear_levels(running_pv(world_at(1.0, 1.0), held[months], months), owning, dearer)
+    return paths_cost_linear(world_at, decisions, [path])[0]
+
+
+def paths_cost_linear(
+    world_at: Callable[[float, float], World],
+    decisions: list[int],
+    paths: list[tuple[int, ...]],
+) -> list[tuple[float, float, float]]:
+    """path_cost_linear of several paths over the same months, their running costs
+    reckoned at once."""
+    today, dearer = world_at(1.0, 1.0), world_at(1.0, 2.0)
+    owning = [_owning_cost(today, decisions, path) for path in paths]
+    dearer_owning = [_owning_cost(dearer, decisions, path)[0] for path in paths]
+    months = np.arange(1, today.months + 1)
+    held = np.stack([held[months] for _cost, held in owning])
+    running = running_pv(today, held, np.broadcast_to(months, held.shape))
+    return [
+        linear_levels({name: float(pv[i]) for name, pv in running.items()}, cost, dearer_cost)
+        for i, ((cost, _held), dearer_cost) in enumerate(zip(owning, dearer_owning, strict=True))
+    ]
 
 
 def linear_levels(
@@ -362,11 +378,12 @@ def _owning_cost(
     return total, held
 
 
-def running_pv(world: World, gpus: np.ndarray, months: np.ndarray) -> dict[str, float]:
-    """The present value of running `gpus` owned in each of `months`, by cost line."""
+def running_pv(world: World, gpus: np.ndarray, months: np.ndarray) -> dict[str, np.ndarray]:
+    """The present value of running `gpus` owned in each of `months` (arrays of one shape),
+    by cost line: summed over the last axis."""
     discount = world.discount[months]
     return {
-        name: float((amount * discount).sum())
+        name: (amount * discount).sum(axis=-1)
         for name, amount in _running_lines(world, gpus, months).items()
     }
 

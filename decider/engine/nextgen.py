@@ -109,9 +109,12 @@ def _switch_cost(
     (world, successor), dearer = worlds(1.0, 1.0), worlds(1.0, 2.0)[1]
     before = np.arange(1, month + 1)
     after = np.arange(month + 1, world.months + 1)
-    running = running_pv(world, np.zeros(len(before)), before)
+    running = {
+        name: float(amount)
+        for name, amount in running_pv(world, np.zeros(len(before)), before).items()
+    }
     for name, amount in running_pv(successor, np.full(len(after), float(gpus)), after).items():
-        running[name] = running.get(name, 0.0) + amount
+        running[name] = running.get(name, 0.0) + float(amount)
     bought = float(buy(successor, np.array(gpus), np.array(True), month))
     bought_dearer = float(buy(dearer, np.array(gpus), np.array(True), month))
     return linear_levels(running, bought, bought_dearer)

@@ -23,7 +23,7 @@ import numpy as np
 from decider.engine import odds
 from decider.engine.costs import TIE_ORDER, CostAnswers
 from decider.engine.future import Future
-from decider.engine.months import World, path_cost_linear, world_of
+from decider.engine.months import World, paths_cost_linear, world_of
 
 GROWTH_POINTS = 5  # demand growth levels the plans are priced at; draws between them
 
@@ -110,20 +110,18 @@ def _drawn_amounts(
         return world_of(params, answers, grown, cloud=cloud, hardware=hardware)
 
     # Plans that hold the same levels (the staged plan is often the one that commits now)
-    # are priced once.
+    # are priced once; all of them at once at each growth level.
+    distinct = list(dict.fromkeys(paths.values()))
+    coefficients = np.array(  # (growth levels, plans, 3)
+        [
+            paths_cost_linear(functools.partial(world_at, float(scale)), decisions, distinct)
+            for scale in scales
+        ]
+    )
     by_levels: dict[tuple[int, ...], np.ndarray] = {}
-    for levels in paths.values():
-        if levels in by_levels:
-            continue
-        coefficients = np.array(
-            [
-                path_cost_linear(functools.partial(world_at, float(scale)), decisions, levels)
-                for scale in scales
-            ]
-        )
-        growth = drawn["growth"]
+    for i, levels in enumerate(distinct):
         fixed, by_cloud, by_hardware = (
-            np.interp(growth, scales, coefficients[:, k]) for k in range(3)
+            np.interp(drawn["growth"], scales, coefficients[:, i, k]) for k in range(3)
         )
         by_levels[levels] = (
             fixed + by_cloud * drawn["cloud_price"] + by_hardware * drawn["hardware_price"]

@@ -20,7 +20,7 @@ import numpy as np
 from decider.engine.costs import CostAnswers
 from decider.engine.future import Future
 from decider.engine.gpus import PricePath
-from decider.engine.months import World, path_cost_linear, world_of
+from decider.engine.months import World, paths_cost_linear, world_of
 from decider.engine.plan_odds import priced_at_draws
 from decider.engine.search import decision_months
 
@@ -103,17 +103,18 @@ def _waits_priced(
     def world_at(cloud: float, hardware: float) -> World:
         return world_of(params, answers, future, cloud=cloud, hardware=hardware)
 
-    def linear(wait: int) -> tuple[float, float, float] | None:
-        world = world_at(1.0, 1.0)
-        decisions = decision_months(world)
-        if not decisions or decisions[0] + wait >= world.months:
-            return None
-        arrives = decisions[0] + wait
-        held = tuple(level if month >= arrives else 0 for month in decisions)
-        return path_cost_linear(world_at, decisions, held)
-
+    world = world_at(1.0, 1.0)
+    decisions = decision_months(world)
+    # The waits that fit the horizon, each a path owning `level` from its month on; their
+    # running costs reckoned at once.
+    fitting = [w for w in WAITS if decisions and decisions[0] + w < world.months]
+    paths = [
+        tuple(level if month >= decisions[0] + wait else 0 for month in decisions)
+        for wait in fitting
+    ]
+    linear = paths_cost_linear(world_at, decisions, paths) if paths else []
     at: dict[int, tuple[float, np.ndarray]] = {}
-    for wait in WAITS:
-        if (priced := priced_at_draws(linear(wait), drawn)) is not None:
+    for wait, pieces in zip(fitting, linear, strict=True):
+        if (priced := priced_at_draws(pieces, drawn)) is not None:
             at[wait] = priced
     return at
