@@ -10,7 +10,7 @@ import pytest
 from decider.engine import search
 from decider.engine.figures import figures_values
 from decider.engine.future import Future
-from decider.engine.months import path_cost, path_cost_linear, world_of
+from decider.engine.months import path_cost, paths_cost_linear, world_of
 from tests.factories import make_cost_answers, shipped_figures
 
 CHEAP_SERVERS = dict(server_price=100_000, gpu_hour_on_demand=5.0)  # owning pays early
@@ -79,7 +79,7 @@ def test_the_search_finds_the_cheapest_plan_there_is(case, must_own):
 @pytest.mark.parametrize("finance", [True, False])
 def test_a_plan_priced_once_is_priced_at_any_price_levels(case, finance):
     """The odds price each plan at thousands of drawn cloud and hardware price levels from
-    one reckoning (months.path_cost_linear): it must give what pricing the plan afresh at
+    one reckoning (months.paths_cost_linear): it must give what pricing the plan afresh at
     those levels gives, with capital up front and financed alike."""
     prices, given, future = CASES[case]
     figures = figures_values(shipped_figures(**prices))
@@ -96,8 +96,9 @@ def test_a_plan_priced_once_is_priced_at_any_price_levels(case, finance):
         tuple(levels[-1] for _ in decisions),
         tuple(levels[min(i, len(levels) - 1)] for i in range(len(decisions))),
     ]
-    for path in plans:
-        fixed, by_cloud, by_hardware = path_cost_linear(world_at, decisions, path)
+    for path, (fixed, by_cloud, by_hardware) in zip(
+        plans, paths_cost_linear(world_at, decisions, plans), strict=True
+    ):
         for cloud, hardware in [(1.0, 1.0), (0.75, 1.15), (1.25, 0.85), (0.3, 3.0)]:
             afresh = path_cost(world_at(cloud, hardware), decisions, path)
             linear = fixed + cloud * by_cloud + hardware * by_hardware

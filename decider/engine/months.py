@@ -321,21 +321,14 @@ def path_cost(world: World, decisions: list[int], path: tuple[int, ...]) -> floa
 CLOUD_LEVEL_LINES = ("gpu", "gpu_committed")
 
 
-def path_cost_linear(
-    world_at: Callable[[float, float], World], decisions: list[int], path: tuple[int, ...]
-) -> tuple[float, float, float]:
-    """path_cost at cloud and hardware price levels c and h (`world_at(c, h)`) as
-    (fixed, by_cloud, by_hardware): it is fixed + c × by_cloud + h × by_hardware."""
-    return paths_cost_linear(world_at, decisions, [path])[0]
-
-
 def paths_cost_linear(
     world_at: Callable[[float, float], World],
     decisions: list[int],
     paths: list[tuple[int, ...]],
 ) -> list[tuple[float, float, float]]:
-    """path_cost_linear of several paths over the same months, their running costs
-    reckoned at once."""
+    """Each path's path_cost at cloud and hardware price levels c and h (`world_at(c, h)`)
+    as (fixed, by_cloud, by_hardware): it is fixed + c × by_cloud + h × by_hardware. The
+    paths run over the same months: their running costs are reckoned at once."""
     today, dearer = world_at(1.0, 1.0), world_at(1.0, 2.0)
     owning = [_owning_cost(today, decisions, path) for path in paths]
     dearer_owning = [_owning_cost(dearer, decisions, path)[0] for path in paths]

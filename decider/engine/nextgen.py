@@ -27,7 +27,7 @@ from decider.engine.months import (
     World,
     buy,
     linear_levels,
-    path_cost_linear,
+    paths_cost_linear,
     running_cost,
     running_pv,
     world_of,
@@ -148,14 +148,20 @@ def which_generation(
     shown = _generation_shown(generation, model, speed, level, successor_gpus, earliest)
     if answers.cloud_share < 1 or earliest is None:  # renting meanwhile is no choice
         return shown
-    now = priced_at_draws(_held_throughout(worlds, decisions, level), drawn)
+    # Owning `level` from the first decision, and renting throughout.
+    owning, renting_throughout = paths_cost_linear(
+        lambda cloud, hardware: worlds(cloud, hardware)[0],
+        decisions,
+        [tuple(level for _ in decisions), tuple(0 for _ in decisions)],
+    )
+    now = priced_at_draws(owning, drawn)
     assert now is not None  # decisions exist, so owning now fits the horizon
     options: list[dict[str, Any]] = [
         {"own": "current", "month": decisions[0], "gpus": level, "middle": now[0]},
         *_successor_options(worlds, now[1], world.months, successor_gpus, earliest, drawn),
     ]
     best = min(options, key=lambda o: (o["middle"], o["month"]))
-    renting = priced_at_draws(_held_throughout(worlds, decisions, 0), drawn)
+    renting = priced_at_draws(renting_throughout, drawn)
     assert renting is not None
     shown["rent_only"] = {
         "present_value": round(renting[0] * rate, 2),
@@ -226,18 +232,6 @@ def _generation_shown(
         "worth": [],
         "outlived_month": None,
     }
-
-
-def _held_throughout(
-    worlds: Callable[[float, float], tuple[World, World]], decisions: list[int], level: int
-) -> tuple[float, float, float]:
-    """The present value's linear pieces (months.linear_levels) of holding `level` GPUs of
-    this generation from the first decision (0: renting throughout)."""
-    return path_cost_linear(
-        lambda cloud, hardware: worlds(cloud, hardware)[0],
-        decisions,
-        tuple(level for _ in decisions),
-    )
 
 
 def _successor_options(

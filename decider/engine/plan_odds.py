@@ -4,7 +4,7 @@ The plans are held as they were chosen (the stages are decided now, the world is
 afterwards) and priced over the draws of demand growth and of the cloud and hardware price
 levels (engine/odds.py). A plan's present value is linear in the two price levels, so
 one reckoning of its running costs and two of its purchases give it at every draw
-(months.path_cost_linear, `priced_at_draws`, which buy now or wait and the next
+(months.paths_cost_linear, `priced_at_draws`, which buy now or wait and the next
 generation use too); not in growth: each plan is priced at GROWTH_POINTS growth
 levels, and each draw is read between its two neighbours.
 
@@ -102,7 +102,7 @@ def _drawn_amounts(
     drawn: Mapping[str, np.ndarray],
 ) -> dict[str, np.ndarray]:
     """Each plan's present value at each of the odds' draws: priced at every growth level of
-    `scales` (months.path_cost_linear), each draw read between its two neighbours."""
+    `scales` (months.paths_cost_linear), each draw read between its two neighbours."""
 
     @functools.cache  # each (growth, price levels) world serves every plan
     def world_at(scale: float, cloud: float, hardware: float) -> World:

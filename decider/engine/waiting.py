@@ -40,7 +40,7 @@ def wait(
     """Buy now or wait: own `level` GPUs from the first month they can run, or order them
     N months later and rent everything meanwhile, over the plan's own future (its demand and
     price path: each wait is a path the search weighed, so none costs less than its plan).
-    Each plan's present value is linear in the two price levels (months.path_cost_linear),
+    Each plan's present value is linear in the two price levels (months.paths_cost_linear),
     so one reckoning gives it at every draw of them (the odds' ranges): the share of draws in which waiting N months
     costs less than buying now. `path`: the GPU model's published price path, shown as what
     the answers may give when they give no fall of their own."""
