@@ -524,3 +524,28 @@ def test_every_figure_is_one_plotly_js_draws_as_written(costs_of, language):
     for figure in figures:
         go.Figure(figure)  # raises ValueError naming any attribute plotly.js does not know
         json.dumps(figure, allow_nan=False)
+
+
+def test_a_charts_table_shows_its_numbers_formatted_and_its_labels_escaped():
+    """The numbers behind a chart, as a reader without JavaScript reads them: labels as
+    text (never markup), counts and amounts with separators, a missing value as a dash."""
+    from django.template.loader import render_to_string
+
+    chart = Chart(
+        key="test",
+        title="A chart",
+        summary="What it shows.",
+        figure={"data": []},
+        table_headers=["Year", "Cost"],
+        table_rows=[["<b>1</b> & 'two'", 1234567.891], [2, None], ["3", 12.345], [True, 7]],
+    )
+    html = render_to_string("decider/_chart.html", {"chart": chart})
+
+    body = html[html.index("<tbody>") : html.index("</tbody>")]
+    assert body == (
+        "<tbody>"
+        '<tr><td>&lt;b&gt;1&lt;/b&gt; &amp; &#x27;two&#x27;</td><td class="num">1,234,568</td></tr>'
+        '<tr><td>2</td><td class="num">—</td></tr>'
+        '<tr><td>3</td><td class="num">12.35</td></tr>'
+        '<tr><td>True</td><td class="num">7</td></tr>'
+    )

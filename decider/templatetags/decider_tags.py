@@ -1,4 +1,5 @@
 from decimal import Decimal
+from html import escape  # django.utils.html.escape's own, without its lazy-text wrapper
 
 from django import template
 from django.utils.safestring import mark_safe
@@ -28,6 +29,26 @@ def cell(value) -> str:
     if isinstance(value, float):
         return f"{value:,.2f}" if abs(value) < 100 else f"{value:,.0f}"
     return str(value)
+
+
+@register.simple_tag
+def chart_rows(rows) -> str:
+    """A chart table's body rows, the first cell of each a label and the rest numbers: what
+    `{% for %}` over every cell would draw, at a tenth of its cost (the cumulative chart of
+    ten years is 121 rows)."""
+    return mark_safe(
+        "".join(
+            "<tr>"
+            + "".join(
+                f"<td>{escape(cell(v))}</td>"
+                if i == 0
+                else f'<td class="num">{escape(cell(v))}</td>'
+                for i, v in enumerate(row)
+            )
+            + "</tr>"
+            for row in rows
+        )
+    )
 
 
 @register.filter
