@@ -4,7 +4,7 @@ gunicorn runs with the compose file's command line and the production environmen
 off, whitenoise, Redis for the cache and the rate limits; benchmarks/soak.py's helpers), on
 SQLite and on this machine's PostgreSQL, each on a database of its own. One difference: the
 settings module is benchmarks/bench_settings.py, whose URLs (benchmarks/bench_urls.py) add a
-bare view, `HttpResponse("ok")`, beside decider's own. Three parts:
+bare view, `HttpResponse("ok")`, beside decider's own. Four parts:
 
 1. **Seed.** migrate and load_defaults; one assessment made as a browser makes it (the home
    form, then every step), 16 more through the API, whose steps are posted (each connection's
@@ -16,7 +16,10 @@ bare view, `HttpResponse("ok")`, beside decider's own. Three parts:
    by the requests its access log shows. Ratios compare a page with the bare view of the
    same round. Every answer must be the page's own (200; the step POST's redirect, 302; the
    API's 201): a run with any other status, or a socket error, stops the benchmark.
-3. **Worker classes** (`--compare-workers`): the result page and the bare view under sync
+3. **First views** (benchmarks/first_views.py): pages of new assessments, each shown once
+   (the result page, the report, a what-if), one request after another, against the bare
+   view sent the same way.
+4. **Worker classes** (`--compare-workers`): the result page and the bare view under sync
    and gthread workers of several counts.
 
 Traffic goes to 127.0.0.1 only; every loop is bounded in count and in time. Run as
@@ -47,6 +50,7 @@ from urllib.parse import urlencode
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchmarks import first_views  # noqa: E402
 from benchmarks.common import DOC, ROOT, machine_lines, report  # noqa: E402
 from benchmarks.soak import COMPOSE, HOST, Client, Stack, local, pdf_wait, run  # noqa: E402
 from tests.factories import STEP_POSTS, make_answers  # noqa: E402
@@ -490,6 +494,7 @@ class Result(NamedTuple):
     measured: str  # stamp()
     compared: list[tuple[Workers, Row]]
     compared_measured: str
+    first: list[first_views.Batch]  # pages of new assessments, each shown once
 
 
 def database_run(db: str, args: argparse.Namespace, workdir: Path, static: Path) -> Result:
@@ -502,6 +507,8 @@ def database_run(db: str, args: argparse.Namespace, workdir: Path, static: Path)
         if args.pages:
             pages = [p for p in pages if any(word in p.name for word in args.pages)]
         rows = alternate(stack, pages, seeded.cookies, args.rounds, args.seconds)
+        wanted = not args.pages or any(w in n for w in args.pages for n in first_views.GOALS)
+        first = first_views.measure(stack, args.rounds) if wanted else []
         command, measured = stack.command, stamp(load)
         compared: list[tuple[Workers, Row]] = []
         if args.compare_workers:
@@ -511,7 +518,7 @@ def database_run(db: str, args: argparse.Namespace, workdir: Path, static: Path)
                 stack.server_start(workers)
                 row = alternate(stack, [result_page], seeded.cookies, args.rounds, args.seconds)
                 compared.append((workers, row[0]))
-    return Result(db, rows, command, measured, compared, stamp(load) if compared else "")
+    return Result(db, rows, command, measured, compared, stamp(load) if compared else "", first)
 
 
 # --- the report ----------------------------------------------------------------------
@@ -630,7 +637,14 @@ def section(results: list[Result], args: argparse.Namespace) -> str:
     parts = {}
     for result in results:
         title = f"### {DB_NAMES[result.db]}"
-        parts[title] = [title, "", f"Measured {result.measured}.", "", *page_table(result.rows)]
+        parts[title] = [
+            title,
+            "",
+            f"Measured {result.measured}.",
+            "",
+            *page_table(result.rows),
+            *first_views.table(result.first),
+        ]
     if any(r.compared for r in results):
         parts["### Worker classes"] = [
             "### Worker classes",
