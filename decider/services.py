@@ -177,7 +177,15 @@ def assessment_what_if(assessment: Assessment, answers: dict[str, Any]) -> Asses
         result=assessment.result,
     )
     seed = odds_seed_of(assessment) if assessment.result else new_odds_seed()  # the same draws
-    _take_result(trial, *assessment_evaluate(trial, odds_seed=seed), odds_seed=seed)
+    ruleset, evaluation, figures = assessment_evaluate(trial, odds_seed=seed)
+    _take_result(trial, ruleset, evaluation, figures, odds_seed=seed)
+    # The trial is never saved, so nothing it shows is kept: it carries what its scoring
+    # computed, as a saved result's first view finds it kept (assessment_score).
+    setattr(
+        trial,
+        _SCORING_COMPUTED,
+        {("costs", "USD"): evaluation.costs, ("odds", "USD"): evaluation.odds},
+    )
     return trial
 
 
@@ -257,12 +265,28 @@ def _prices(figures: dict[str, Figure]) -> dict[str, tuple[float, str, str]]:
     return {name: (float(f.value), f.source, f.as_of) for name, f in figures.items()}
 
 
+_SCORING_COMPUTED = "scoring_computed"  # on an unsaved what-if: {(name, currency): value}
+
+
+def _computed(
+    assessment: Assessment, name: str, currency: str, compute: Callable[[], dict[str, Any]]
+) -> dict[str, Any]:
+    """`compute()` once per scored result and currency (decider/caching.py); an unsaved
+    what-if has nothing kept, and carries what its scoring computed."""
+    carried = getattr(assessment, _SCORING_COMPUTED, {}).get((name, currency))
+    if carried is not None:
+        return carried
+    return caching.scored(caching.scored_key(assessment, name, currency), compute)
+
+
 def assessment_costs(assessment: Assessment, *, currency: str) -> dict[str, Any]:
     """The cost figures of a scored assessment, from the figures it was scored with
     (computed once per scored result and currency: decider/caching.py)."""
     assert assessment.result is not None, "score the assessment first"
-    return caching.scored(
-        caching.scored_key(assessment, "costs", currency),
+    return _computed(
+        assessment,
+        "costs",
+        currency,
         lambda: answers_costs(
             answers=assessment.answers,
             figures=scored_figures(assessment),
@@ -291,8 +315,10 @@ def _drawn(
 ) -> dict[str, Any]:
     """`compute` (answers_odds, answers_plan) over the answers and figures the result was
     scored with, drawn with the seed it keeps: once per scored result and currency."""
-    return caching.scored(
-        caching.scored_key(assessment, name, currency),
+    return _computed(
+        assessment,
+        name,
+        currency,
         lambda: compute(
             answers=assessment.answers,
             figures=scored_figures(assessment),
