@@ -114,7 +114,7 @@ def measure() -> dict[str, float]:
 def section(t: dict[str, float]) -> str:
     ratio = t["cached"] / t["html"]
     rows = [
-        ("Report page as HTML (baseline)", t["html"]),
+        ("Report page as HTML, kept (baseline)", t["html"]),
         ("First PDF download after start (Chromium cold)", t["first"]),
         ("`pdf.html_to_pdf` alone, warm Chromium (page, charts, print)", t["chromium"]),
         ("the same with a Chromium started for each PDF (as before issue 11)", t["cold"]),
@@ -127,8 +127,10 @@ def section(t: dict[str, float]) -> str:
         "",
         f"`.venv/bin/python benchmarks/bench_pdf.py --write` (part of `make bench`): median of "
         f"{RUNS} runs (cached: 20), growth profile, A4, English, through Django's test client. "
-        "One printer thread keeps one Chromium warm and prints one page at a time, each in a "
-        "fresh browser context.",
+        "One printer thread keeps one Chromium warm and prints one page at a time: the first "
+        "report loaded into a new page, the next ones put into that page, plotly.js still "
+        "loaded (decider/pdf.py, `Prepared`). The baseline is the report page as a repeat "
+        "view serves it (kept).",
         "",
         "| Step | ms | × baseline |",
         "|---|---:|---:|",

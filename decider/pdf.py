@@ -16,8 +16,12 @@ every worker.
 
 In a worker process one printer thread owns one long-lived Chromium (started
 on the first PDF, restarted when it dies and after `RENDERS_PER_BROWSER`
-prints, closed at exit) and prints one page at a time, each in a fresh
-browser context.
+prints, closed at exit) and prints one page at a time. The first report is
+loaded into a fresh browser context; the page then stays, with plotly.js
+loaded, and each next report is put into it (`Prepared`, `SWAP`): loading
+plotly.js and a new context was more than half of a new PDF's time. After
+`SWAPS_PER_PAGE` reports, or when a report needs other scripts, a new page is
+loaded.
 """
 
 from __future__ import annotations
@@ -103,6 +107,8 @@ class Printer:
         self._playwright: Any = None
         self._browser: Any = None
         self._renders = 0
+        self.loads = 0  # reports loaded into a new page (not swapped into a prepared one)
+        self._prepared: Prepared | None = None
 
     # Any thread.
 
@@ -157,20 +163,49 @@ class Printer:
         from playwright.sync_api import Error
 
         try:
-            context = self._browser_get().new_context()
+            browser = self._browser_get()
         except Error:
             self._browser_close()  # it may have died between the check and now
             raise
         self._renders += 1
+        if self._prepared is not None:
+            try:
+                if (document := self._prepared.print(html, paper, timeout_ms)) is not None:
+                    return document
+            except Error:
+                if not browser.is_connected():
+                    self._browser_close()
+                    raise
+            self._prepared_close()  # another report's code, worn out, or failed: load afresh
         try:
-            return _print(context.new_page(), _router(html), paper, timeout_ms)
+            context = browser.new_context()
         except Error:
-            if not self._browser.is_connected():
-                self._browser_close()
+            self._browser_close()
             raise
-        finally:
+        self.loads += 1
+        prepared = Prepared(context, context.new_page(), _router(html))
+        try:
+            document = prepared.load(paper, timeout_ms)
+        except Error:
             with suppress(Error):
                 context.close()
+            if not browser.is_connected():
+                self._browser_close()
+            raise
+        if prepared.reusable():
+            self._prepared = prepared
+        else:
+            with suppress(Error):
+                context.close()
+        return document
+
+    def _prepared_close(self) -> None:
+        from playwright.sync_api import Error
+
+        if self._prepared is not None:
+            with suppress(Error):
+                self._prepared.context.close()
+        self._prepared = None
 
     def _browser_get(self) -> Any:
         from playwright.sync_api import Error, sync_playwright
@@ -201,6 +236,7 @@ class Printer:
     def _browser_close(self) -> None:
         from playwright.sync_api import Error
 
+        self._prepared = None  # its page goes with the browser
         if self._browser is not None:
             with suppress(Error):
                 self._browser.close()
@@ -276,22 +312,105 @@ def _router(html: str) -> Callable[[Any], Any]:
     return route
 
 
-def _print(page: Any, route: Callable[[Any], Any], paper: str, timeout_ms: int) -> bytes:
-    from playwright.sync_api import Error
+# How many reports one prepared page prints before a new page is loaded.
+SWAPS_PER_PAGE = 25
 
-    problems: list[str] = []
-    page.on("pageerror", lambda error: problems.append(str(error)))
-    page.on("requestfailed", lambda request: problems.append(f"refused {request.url}"))
-    page.route("**/*", route)
-    try:
-        page.goto(f"{ORIGIN}/report", timeout=timeout_ms)
-        page.wait_for_function("document.body.dataset.chartsReady === 'true'", timeout=timeout_ms)
-    except Error as error:
-        raise Error(f"{error.message} ({'; '.join(problems[:5]) or 'no page errors'})") from error
-    page.emulate_media(media="print")
-    return page.pdf(
-        format=PAPERS.get(paper, "A4"), print_background=True, prefer_css_page_size=True
-    )
+# A report put into a page that has printed another: plotly.js and the page's scripts stay
+# loaded (loading them is half of a new PDF's time), the head's styles and the whole body
+# are the new report's, and the charts are drawn again. False when the report needs other
+# scripts (a deploy) or the page has no charts code: it is loaded into a new page instead.
+SWAP = """async ([html, timeoutMs]) => {
+  if (!window.deciderCharts || !window.Plotly) return false;
+  const next = new DOMParser().parseFromString(html, "text/html");
+  const scripts = (doc) =>
+    [...doc.querySelectorAll("script[src]")].map((s) => s.getAttribute("src")).join(" ");
+  if (scripts(next) !== scripts(document)) return false;
+  // DOMParser parses as if scripts were off: <noscript> would come alive (its styles hide
+  // the charts). A page loaded with scripts on ignores it.
+  next.querySelectorAll("noscript").forEach((element) => element.remove());
+  document.querySelectorAll(".js-plotly-plot").forEach((plot) => Plotly.purge(plot));
+  document.documentElement.lang = next.documentElement.lang;
+  // The report's own head elements; plotly.js adds its style sheet once and keeps it.
+  const old = [...document.head.children].filter(
+    (e) => e.tagName !== "SCRIPT" && !(e.id || "").startsWith("plotly.js"));
+  const loads = [];
+  for (const element of next.head.children) {
+    if (element.tagName === "SCRIPT") continue;
+    const same = old.findIndex((e) => e.outerHTML === element.outerHTML);
+    if (same >= 0) {
+      old.splice(same, 1); // loaded already: kept where it is (moved, a sheet loads again)
+      continue;
+    }
+    const added = document.importNode(element, true);
+    if (added.tagName === "LINK") {
+      loads.push(new Promise((done) => { added.onload = added.onerror = done; }));
+    }
+    document.head.appendChild(added);
+  }
+  old.forEach((e) => e.remove());
+  document.body.replaceWith(document.importNode(next.body, true));
+  const late = new Promise((_, fail) =>
+    setTimeout(() => fail(new Error("the report's charts took too long")), timeoutMs));
+  await Promise.race([Promise.all(loads).then(() => window.deciderCharts.drawAll(document)), late]);
+  return document.body.dataset.chartsReady === "true";
+}"""
+
+
+class Prepared:
+    """A page that has printed a report and keeps plotly.js loaded for the next one."""
+
+    def __init__(self, context: Any, page: Any, route: Callable[[Any], Any]) -> None:
+        self.context, self.page = context, page
+        self.problems: list[str] = []
+        self.swaps = 0
+        page.on("pageerror", lambda error: self.problems.append(str(error)))
+        page.on("requestfailed", lambda request: self.problems.append(f"refused {request.url}"))
+        page.route("**/*", route)
+
+    def load(self, paper: str, timeout_ms: int) -> bytes:
+        """The report the page was made for, loaded as a browser loads it, printed."""
+        from playwright.sync_api import Error
+
+        try:
+            self.page.goto(f"{ORIGIN}/report", timeout=timeout_ms)
+            self.page.wait_for_function(
+                "document.body.dataset.chartsReady === 'true'", timeout=timeout_ms
+            )
+        except Error as error:
+            raise self._failed(error) from error
+        return self._pdf(paper)
+
+    def print(self, html: str, paper: str, timeout_ms: int) -> bytes | None:
+        """Another report put into the page and printed; None: it must be loaded afresh."""
+        from playwright.sync_api import Error
+
+        if self.swaps >= SWAPS_PER_PAGE:
+            return None
+        self.swaps += 1
+        self.problems.clear()
+        self.page.emulate_media(media="screen")  # the charts are drawn as on a fresh load
+        try:
+            if not self.page.evaluate(SWAP, [html, timeout_ms]):
+                return None
+        except Error as error:
+            raise self._failed(error) from error
+        return self._pdf(paper)
+
+    def reusable(self) -> bool:
+        return bool(self.page.evaluate("!!(window.deciderCharts && window.Plotly)"))
+
+    def _pdf(self, paper: str) -> bytes:
+        self.page.emulate_media(media="print")
+        return bytes(
+            self.page.pdf(
+                format=PAPERS.get(paper, "A4"), print_background=True, prefer_css_page_size=True
+            )
+        )
+
+    def _failed(self, error: Any) -> Any:
+        from playwright.sync_api import Error
+
+        return Error(f"{error.message} ({'; '.join(self.problems[:5]) or 'no page errors'})")
 
 
 # --- what the PDF is drawn with: fonts and renderer ------------------------------

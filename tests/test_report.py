@@ -11,6 +11,8 @@ from django.utils.html import escape
 from decider import pdf
 from decider.engine.figures import FIGURES
 from decider.models import ReportPdf
+from decider.report import report_page_html
+from decider.services import assessment_score
 from tests.factories import make_answers, make_assessment
 
 pytestmark = pytest.mark.django_db
@@ -134,3 +136,34 @@ def test_a_tie_on_points_says_why_the_recommendation_goes_first(client, rules):
             name
         )
         assert "points over" not in page
+
+
+@pytest.mark.browser
+def test_reports_printed_one_after_another_each_print_as_if_alone(rules):
+    """The printer keeps plotly.js loaded in a page that has printed a report and puts the
+    next report into it: each PDF must still be its own report, as a fresh page prints it
+    (language, name, charts, page count), and only the first one loads a page."""
+    english, _e, view_en = make_assessment(name="Board pack: growth")
+    chinese, _c, view_zh = make_assessment(name="二〇二七 计划", answers=make_answers("startup"))
+    assessment_score(english)
+    assessment_score(chinese)
+    html_en = report_page_html(
+        english, token=view_en, kind="view", language="en", currency="USD", paper="a4"
+    )
+    html_zh = report_page_html(
+        chinese, token=view_zh, kind="view", language="zh-hans", currency="CNY", paper="letter"
+    )
+    pdf.printer.submit(pdf.printer._prepared_close).result(timeout=30)
+    loads = pdf.printer.loads
+
+    alone = _pdf_text(pdf.html_to_pdf(html_en))
+    after = _pdf_text(pdf.html_to_pdf(html_zh, paper="letter"))
+    again = _pdf_text(pdf.html_to_pdf(html_en))
+
+    assert pdf.printer.loads == loads + 1
+    assert again == alone  # the same pages and words as when it was printed first
+    pages, text = after
+    flat = " ".join(text.split())
+    assert "二〇二七 计划" in flat and "Board pack" not in flat
+    assert "推荐" in flat or "混合" in flat
+    assert f"1 / {pages}" in flat
