@@ -172,10 +172,11 @@ class Printer:
             try:
                 if (document := self._prepared.print(html, paper, timeout_ms)) is not None:
                     return document
-            except Error:
+            except Error as error:
                 if not browser.is_connected():
                     self._browser_close()
                     raise
+                log.warning("the prepared print page failed, loading afresh: %s", error)
             self._prepared_close()  # another report's code, worn out, or failed: load afresh
         try:
             context = browser.new_context()
@@ -397,7 +398,13 @@ class Prepared:
         return self._pdf(paper)
 
     def reusable(self) -> bool:
-        return bool(self.page.evaluate("!!(window.deciderCharts && window.Plotly)"))
+        """Whether the next report can be put into this page: it has the charts code."""
+        from playwright.sync_api import Error
+
+        try:
+            return bool(self.page.evaluate("!!(window.deciderCharts && window.Plotly)"))
+        except Error:
+            return False
 
     def _pdf(self, paper: str) -> bytes:
         self.page.emulate_media(media="print")

@@ -167,3 +167,23 @@ def test_reports_printed_one_after_another_each_print_as_if_alone(rules):
     assert "二〇二七 计划" in flat and "Board pack" not in flat
     assert "推荐" in flat or "混合" in flat
     assert f"1 / {pages}" in flat
+
+
+@pytest.mark.browser
+def test_a_page_without_the_reports_scripts_is_loaded_afresh(shared):
+    """A report that needs other scripts than the prepared page holds (after a deploy, or
+    another kind of page) is not put into it: it gets a page of its own."""
+    assessment, _edit, view = shared
+    assessment_score(assessment)
+    report = report_page_html(
+        assessment, token=view, kind="view", language="en", currency="USD", paper="a4"
+    )
+    other = "<html><body data-charts-ready='true'><h1>Another page</h1></body></html>"
+    pdf.html_to_pdf(report)  # the prepared page holds the report's scripts now
+    loads = pdf.printer.loads
+
+    _pages, text = _pdf_text(pdf.html_to_pdf(other))
+    assert "Another page" in text and "Board pack" not in text
+    _pages, text = _pdf_text(pdf.html_to_pdf(report))
+    assert "Board pack 2027" in " ".join(text.split())
+    assert pdf.printer.loads == loads + 2  # each loaded into a page of its own
