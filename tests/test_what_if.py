@@ -199,3 +199,23 @@ def test_an_empty_what_if_goes_back_to_the_result(client, rules):
     _original, edit, view = make_assessment()
     response = client.get(reverse("decider-view-what-if", args=[view]))
     assert response.status_code == 302 and response["Location"] == f"/v/{view}/"
+
+
+@pytest.mark.parametrize("persona", ["growth", "startup"])
+def test_a_what_if_shows_the_costs_saving_those_answers_would_show(client, rules, persona):
+    """The what-if's page reuses the costs its scoring computed: they must be the costs of
+    an assessment saved with the same answers, option by option."""
+    answers = make_answers(persona)
+    _a, edit, _v = make_assessment(answers=answers)
+    tried = {"gpus": 200, "utilization_pct": 85, "horizon_years": 4}
+    _b, saved_edit, _w = make_assessment(answers={**answers, **tried})
+    price = answers.get("costs", {}).get("gpu_hour_on_demand", 2.99)
+
+    page = what_if(
+        client, "decider-edit-what-if", edit, **tried, gpu_hour_on_demand=price
+    ).content.decode()
+    saved = client.get(reverse("decider-result", args=[saved_edit])).content.decode()
+
+    assert "What if: not saved." in page
+    for option in ["onprem", "cloud_on_demand", "cloud_reserved", "cloud_committed", "hybrid"]:
+        assert summary_total(page, option) == summary_total(saved, option), option
