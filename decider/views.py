@@ -188,10 +188,16 @@ def _recent(request: HttpRequest) -> list[dict[str, Any]]:
     return found
 
 
+RECENT_UNREAD = ("answers", "result", "derived")
+
+
 def _by_hash(field: str, hashes: list[str]) -> dict[str, Assessment]:
     if not hashes:
         return {}  # no link of this kind: nothing to look up
-    return {getattr(a, field): a for a in Assessment.objects.filter(**{f"{field}__in": hashes})}
+    # The lists show names, dates and recommendations: the JSON columns (the result above
+    # all, tens of kB each) are not read.
+    found = Assessment.objects.filter(**{f"{field}__in": hashes}).defer(*RECENT_UNREAD)
+    return {getattr(a, field): a for a in found}
 
 
 def currency_of(request: HttpRequest) -> str:
