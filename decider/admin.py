@@ -30,7 +30,7 @@ from simple_history.admin import SimpleHistoryAdmin
 from decider.engine.figures import FIGURE_NAMES, FIGURES
 from decider.engine.markets import MARKETS
 from decider.engine.outcomes import OUTCOME_NAMES, OUTCOMES, outcome_name
-from decider.engine.questionnaire import RULE_QUESTIONS
+from decider.engine.questionnaire import GPU_MODELS, RULE_QUESTIONS
 from decider.engine.ruledocs import (
     Problem,
     RuleSetProblems,
@@ -46,7 +46,16 @@ from decider.engine.ruledocs import (
     weights_problems,
 )
 from decider.engine.text import is_chinese
-from decider.models import Assessment, Assumption, Constraint, Criterion, Option, RuleSet
+from decider.models import (
+    Assessment,
+    Assumption,
+    Constraint,
+    Criterion,
+    Option,
+    Provider,
+    ProviderPrice,
+    RuleSet,
+)
 from decider.rulesets import (
     RuleSetPublished,
     documents_read,
@@ -906,6 +915,70 @@ class AssumptionAdmin(HistoryAdmin):
         if is_chinese(get_language()) and obj.source_zh:
             return obj.source_zh
         return obj.source
+
+
+class ProviderPriceForm(forms.ModelForm):
+    gpu_model = forms.ChoiceField(
+        label=_("GPU model"),
+        required=False,
+        choices=lambda: [("", _("every GPU model")), *GPU_MODELS],
+        help_text=_("Empty: applies to every GPU model unless a model-specific row exists."),
+    )
+
+    class Meta:
+        model = ProviderPrice
+        fields = ["name", "gpu_model", "value", "source", "source_zh", "as_of"]
+
+    def clean(self) -> dict[str, Any]:
+        super().clean()
+        _figure_problem(self, self.cleaned_data.get("name"), self.cleaned_data.get("value"))
+        return self.cleaned_data
+
+
+class ProviderPriceInline(admin.TabularInline):
+    model = ProviderPrice
+    form = ProviderPriceForm
+    extra = 0
+
+
+class ProviderForm(forms.ModelForm):
+    price_page = forms.URLField(label=_("price page"), required=False, assume_scheme="https")
+
+    class Meta:
+        model = Provider
+        fields = ["key", "name", "name_zh", "kind", "market", "price_page"]
+
+
+@admin.register(Provider)
+class ProviderAdmin(HistoryAdmin):
+    """Providers and their list prices. Editable: a saved assessment keeps the prices it was
+    scored with (its result pins them); the history records each change."""
+
+    form = ProviderForm
+    inlines = [ProviderPriceInline]
+    list_display = ["name", "key", "kind", "market", "price_count"]
+    list_filter = ["market", "kind"]
+    search_fields = ["key", "name", "name_zh"]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Provider]:
+        return super().get_queryset(request).annotate(price_total=Count("prices"))
+
+    @admin.display(description=_("prices"), ordering="price_total")
+    def price_count(self, obj: Provider) -> int:
+        return getattr(obj, "price_total", 0)
+
+
+@admin.register(ProviderPrice)
+class ProviderPriceAdmin(HistoryAdmin):
+    form = ProviderPriceForm
+    list_display = ["provider", "name", "gpu_model", "value", "as_of"]
+    list_editable = ["value"]
+    list_filter = ["provider__market", "provider", "gpu_model", "name"]
+    search_fields = ["provider__name", "source", "source_zh"]
+
+    def get_form(self, request: HttpRequest, obj: Any = None, **kwargs: Any):
+        kwargs["fields"] = ["provider", *ProviderPriceForm.Meta.fields]
+        return super().get_form(request, obj, **kwargs)
 
 
 @admin.register(Assessment)

@@ -21,7 +21,7 @@ from django.views.decorators.csrf import csrf_exempt
 from django_ratelimit.decorators import ratelimit
 
 from decider import limits, services
-from decider.engine import fleet, odds, questionnaire, sizing, stages
+from decider.engine import fleet, odds, providers, questionnaire, sizing, stages
 from decider.engine.figures import FIGURE_NAMES, FIGURES
 from decider.engine.markets import CURRENCIES
 from decider.engine.outcomes import OUTCOMES
@@ -77,7 +77,7 @@ def assessments(request: HttpRequest) -> HttpResponse:
     raw, sized, errors = sizing.answers_sized(raw)
     if errors:
         return _errors(errors)
-    answers, errors = questionnaire.answers_validate(raw)
+    answers, errors = questionnaire.answers_validate(raw, providers=services.provider_keys(raw))
     if errors:
         return _errors(errors)
     try:
@@ -277,6 +277,7 @@ def _answers_document_schema() -> dict[str, Any]:
             "uncertainty": _uncertainty_schema(),
             "growth_years": _growth_years_schema(),
             "owned": _owned_schema(),
+            "providers": _providers_schema(),
             "owned_as_of": {
                 "type": "string",
                 "pattern": r"^\d{4}-(0[1-9]|1[0-2])$",
@@ -284,6 +285,24 @@ def _answers_document_schema() -> dict[str, Any]:
                 "then saved with the answers).",
             },
         },
+    }
+
+
+def _providers_schema() -> dict[str, Any]:
+    """Whom the cloud may be rented from (engine/providers.py)."""
+    named = {
+        "type": "array",
+        "maxItems": providers.MAX_NAMED,
+        "items": {"type": "string", "description": "a provider kind or a provider's key"},
+    }
+    return {
+        "type": "object",
+        "description": "Price the cloud at the cheapest listed provider these allow, at its "
+        f"list prices, and name the runner-up (kinds: {', '.join(providers.KINDS)}; the "
+        "providers' keys are in the admin and docs/PROVIDERS.md). `{}` allows every "
+        "provider; without it the cloud is priced at the market's figures.",
+        "additionalProperties": False,
+        "properties": {"allow": named, "exclude": named},
     }
 
 

@@ -18,6 +18,9 @@ from decider import caching
 from decider.engine import gpus, scoring
 from decider.engine.figures import Figure, figures_select
 from decider.engine.markets import DEFAULT_MARKET, MARKETS, market_of
+from decider.engine.providers import KINDS as provider_kinds
+from decider.engine.providers import PRICED as PROVIDER_PRICED
+from decider.engine.providers import Provider as EngineProvider
 from decider.engine.scoring import SCORE_MAX, SCORE_MIN, Result, result_from_dict
 
 SCORE_VALIDATORS = [MinValueValidator(SCORE_MIN), MaxValueValidator(SCORE_MAX)]
@@ -275,6 +278,105 @@ class Assumption(models.Model):
     @classmethod
     def rows_for_answers(cls, answers: Mapping[str, Any]) -> PriceRows:
         return cls.price_rows(answers.get("gpu_model") or gpus.DEFAULT, market_of(answers).key)
+
+
+class Provider(models.Model):
+    """A cloud provider the cloud may be priced at, when the answers ask for one
+    (decider/engine/providers.py); its list prices are ProviderPrice rows."""
+
+    key = models.SlugField(
+        _("key"),
+        max_length=40,
+        unique=True,
+        help_text=_("What the answers name it by (`providers`: allow, exclude)."),
+    )
+    name = models.CharField(_("name (English)"), max_length=80)
+    name_zh = models.CharField(_("name (Chinese)"), max_length=80, blank=True)
+    kind = models.CharField(
+        _("kind"),
+        max_length=20,
+        choices=[(key, text.en) for key, text in provider_kinds.items()],
+    )
+    market = models.CharField(
+        _("market"),
+        max_length=10,
+        choices=[(key, market.label.en) for key, market in MARKETS.items()],
+        default=DEFAULT_MARKET,
+        help_text=_("Whose price set its prices belong to; money is in its currency."),
+    )
+    price_page = models.URLField(_("price page"), blank=True)
+
+    history = HistoricalRecords(verbose_name=_("historical provider"))
+
+    class Meta:
+        ordering = ["market", "kind", "key"]
+        verbose_name = _("cloud provider")
+        verbose_name_plural = _("cloud providers")
+
+    def __str__(self) -> str:
+        return self.name
+
+    @classmethod
+    def keys(cls) -> list[str]:
+        return list(cls.objects.values_list("key", flat=True))
+
+    @classmethod
+    def listed(cls, market: str) -> list[EngineProvider]:
+        """The market's providers with their prices, as the engine reads them."""
+        found = cls.objects.filter(market=market).prefetch_related("prices")
+        return [
+            EngineProvider(
+                key=p.key,
+                name=p.name,
+                name_zh=p.name_zh,
+                kind=p.kind,
+                market=p.market,
+                prices={
+                    (row.name, row.gpu_model): Figure(
+                        row.name, float(row.value), row.source, str(row.as_of), row.source_zh
+                    )
+                    for row in p.prices.all()
+                },
+            )
+            for p in found
+        ]
+
+
+class ProviderPrice(models.Model):
+    """One price a provider publishes, with its source and the date it was checked; in the
+    provider's market's currency. Saved assessments keep the prices they were scored with."""
+
+    provider = models.ForeignKey(
+        Provider, on_delete=models.CASCADE, related_name="prices", verbose_name=_("provider")
+    )
+    name = models.CharField(
+        _("figure"), max_length=60, choices=[(name, name) for name in PROVIDER_PRICED]
+    )
+    gpu_model = models.CharField(
+        _("GPU model"),
+        max_length=20,
+        blank=True,
+        help_text=_("Empty: applies to every GPU model unless a model-specific row exists."),
+    )
+    value = models.FloatField(_("value"), validators=[MinValueValidator(0)])
+    source = models.TextField(_("source (English)"))
+    source_zh = models.TextField(_("source (Chinese)"), blank=True)
+    as_of = models.DateField(_("checked on"))
+
+    history = HistoricalRecords(verbose_name=_("historical provider price"))
+
+    class Meta:
+        ordering = ["provider", "name", "gpu_model"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["provider", "name", "gpu_model"], name="provider_price_per_model"
+            )
+        ]
+        verbose_name = _("provider price")
+        verbose_name_plural = _("provider prices")
+
+    def __str__(self) -> str:
+        return f"{self.provider.key}: {self.name} ({self.gpu_model or 'all'})"
 
 
 def token_hash(token: str) -> str:

@@ -18,7 +18,7 @@ from django.utils import timezone, translation
 from django.utils.translation import get_language, gettext_noop
 from django.utils.translation import gettext as _
 
-from decider import caching, summary
+from decider import caching, formats, summary
 from decider.charts import chart_compare, charts_for, plan_sentence
 from decider.checklist import checklist_for
 from decider.engine import questionnaire, scoring, verdict
@@ -30,6 +30,7 @@ from decider.engine.outcomes import (
     cost_option_label,
     outcome_name,
 )
+from decider.engine.providers import KINDS
 from decider.engine.sensitivity import weight_sensitivity
 from decider.engine.text import is_chinese
 from decider.models import Assessment
@@ -315,11 +316,13 @@ def cost_notes(costs: Mapping[str, Any]) -> list[str]:
 
 
 def cost_note_items(costs: Mapping[str, Any]) -> list[tuple[str, str]]:
-    """The cost notes, each with what it is about: "rule_of_thumb", "growth", "estimate",
+    """The cost notes, each with what it is about: "rule_of_thumb", "growth", "provider",
+    "estimate",
     "fleet", "financing", "delay" and "hires" (the three about owning), "present_value"."""
     found = [
         _rule_of_thumb_note(costs),
         _growth_note(costs),
+        _provider_note(costs),
         _estimate_note(costs),
         _fleet_note(costs),
         _fleet_not_priced_note(costs),
@@ -368,6 +371,53 @@ def _growth_note(costs: Mapping[str, Any]) -> tuple[str, str] | None:
             "hybrid curve, the sensitivity and the odds' bands are for today's demand."
         ),
     )
+
+
+def _provider_note(costs: Mapping[str, Any]) -> tuple[str, str] | None:
+    """Whom the cloud is rented from, when the answers asked for a provider, and what the
+    runner-up would cost."""
+    if costs.get("provider_unlisted"):
+        return (
+            "provider",
+            _(
+                "No listed provider of the kind your answers allow rents this GPU model in "
+                "this market: the cloud is priced at the market's typical price."
+            ),
+        )
+    if not (provider := costs.get("provider")):
+        return None
+    language = get_language() or "en"
+    values = {
+        "provider": provider_name(provider, language),
+        "kind": KINDS[provider["kind"]].get(language) if provider["kind"] in KINDS else "",
+        "value": formats.money(provider["present_value"], costs["currency"]),
+    }
+    sep = "" if is_chinese(language) else " "  # Chinese sentences follow one another
+    text = _(
+        "The cloud is priced at %(provider)s's list prices (%(kind)s), the cheapest provider "
+        "your answers allow: %(value)s in present value."
+    )
+    if runner_up := costs.get("provider_runner_up"):
+        values |= {
+            "runner_up": provider_name(runner_up, language),
+            "runner_up_value": formats.money(runner_up["present_value"], costs["currency"]),
+            "more": formats.money(
+                runner_up["present_value"] - provider["present_value"], costs["currency"]
+            ),
+        }
+        text += sep + _(
+            "The runner-up, %(runner_up)s, would cost %(runner_up_value)s (%(more)s more)."
+        )
+    else:
+        text += sep + _("No other provider your answers allow rents this GPU model.")
+    return ("provider", text % values)
+
+
+def provider_name(provider: Mapping[str, Any], language: str) -> str:
+    """A provider's name in `language` (the Chinese name where there is one)."""
+    if is_chinese(language):
+        return provider.get("name_zh") or provider["name"]
+    return provider["name"]
 
 
 def _estimate_note(costs: Mapping[str, Any]) -> tuple[str, str] | None:

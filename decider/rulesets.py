@@ -33,7 +33,15 @@ from decider.engine.ruledocs import (
     ruleset_problems,
 )
 from decider.engine.scoring import RuleBook
-from decider.models import Assumption, Constraint, Criterion, Option, RuleSet
+from decider.models import (
+    Assumption,
+    Constraint,
+    Criterion,
+    Option,
+    Provider,
+    ProviderPrice,
+    RuleSet,
+)
 
 log = logging.getLogger(__name__)
 
@@ -349,6 +357,42 @@ def assumptions_add_missing(document: dict[str, Any]) -> int:
         if (item.get("market", DEFAULT_MARKET), item["name"], item.get("gpu_model", "")) not in have
     ]
     return assumptions_import({"assumptions": missing}) if missing else 0
+
+
+@transaction.atomic
+def providers_add_missing(document: dict[str, Any]) -> tuple[int, int]:
+    """Add the providers and prices of `document` the database lacks, leaving every one it
+    has as it is (an admin may have edited it): (providers added, prices added)."""
+    rows = {p.key: p for p in Provider.objects.all()}
+    added = 0
+    for item in document["providers"]:
+        if item["key"] not in rows:
+            rows[item["key"]] = Provider.objects.create(
+                key=item["key"],
+                name=item["name"],
+                name_zh=item.get("name_zh", ""),
+                kind=item["kind"],
+                market=item.get("market", DEFAULT_MARKET),
+                price_page=item.get("price_page", ""),
+            )
+            added += 1
+    have = set(ProviderPrice.objects.values_list("provider__key", "name", "gpu_model"))
+    prices = [
+        ProviderPrice(
+            provider=rows[item["provider"]],
+            name=item["name"],
+            gpu_model=item.get("gpu_model", ""),
+            value=item["value"],
+            source=item["source"],
+            source_zh=item.get("source_zh", ""),
+            as_of=item["as_of"],
+        )
+        for item in document["prices"]
+        if (item["provider"], item["name"], item.get("gpu_model", "")) not in have
+    ]
+    for price in prices:
+        price.save()  # one by one: each gets its history record
+    return added, len(prices)
 
 
 @transaction.atomic

@@ -17,7 +17,7 @@ import json
 import logging
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, replace
 from datetime import timedelta
 from typing import Any
@@ -38,7 +38,14 @@ from decider.engine.evaluation import (
 from decider.engine.figures import FIGURE_NAMES, Figure, figures_as_dict, figures_from_dict
 from decider.engine.markets import DEFAULT_MARKET, market_of
 from decider.engine.merge import answers_merge
+from decider.engine.providers import (
+    Provider,
+    choice_of,
+    providers_as_dict,
+    providers_from_dict,
+)
 from decider.models import Assessment, Assumption, ImpactPreview, RuleSet
+from decider.models import Provider as ProviderRow
 from decider.rulesets import ruleset_export, ruleset_rulebook
 
 log = logging.getLogger(__name__)
@@ -74,8 +81,29 @@ def evaluate_now(
         figures=Assumption.for_answers(answers),
         currency=currency,
         odds_seed=odds_seed,
+        listed=listed_providers(answers),
     )
     return ruleset, evaluation
+
+
+def provider_keys(raw: Any) -> list[str]:
+    """The listed providers' keys, which an answers document's `providers` may name (read
+    only when it names some)."""
+    return ProviderRow.keys() if isinstance(raw, Mapping) and "providers" in raw else []
+
+
+def listed_providers(
+    answers: Mapping[str, Any], *, pinned: Mapping[str, Any] | None = None
+) -> list[Provider]:
+    """The providers the cloud may be priced at, when the answers ask for one: as a saved
+    result pinned them (`pinned`: its snapshot, when its market is the answers'), else as
+    listed now."""
+    if choice_of(answers) is None:
+        return []  # priced at the market's figures: nothing to read
+    market = market_of(answers).key
+    if pinned and "providers" in pinned and pinned.get("market", DEFAULT_MARKET) == market:
+        return providers_from_dict(pinned["providers"])
+    return ProviderRow.listed(market)
 
 
 # --- scored results -------------------------------------------------------------
@@ -114,7 +142,11 @@ def assessment_evaluate(
     if figures is None:
         figures = Assumption.for_answers(answers)
     evaluation = answers_evaluate(
-        answers=answers, rulebook=ruleset_rulebook(ruleset), figures=figures, odds_seed=odds_seed
+        answers=answers,
+        rulebook=ruleset_rulebook(ruleset),
+        figures=figures,
+        odds_seed=odds_seed,
+        listed=listed_providers(answers, pinned=None if refresh else assessment.result),
     )
     return ruleset, evaluation, figures
 
@@ -231,6 +263,10 @@ def _take_result(
         # The odds' draws are fixed per saved result: a shared link shows everyone the same.
         "odds_seed": odds_seed,
     }
+    if evaluation.listed:
+        # Pinned like the figures: a price changed later does not change this result.
+        assessment.result["providers"] = providers_as_dict(evaluation.listed)
+        assessment.result["provider"] = evaluation.provider
     assessment.recommendation = evaluation.result.recommendation or ""
     # Answers the app derived, so a draft rule set can re-score without the cost model.
     assessment.derived = evaluation.derived
@@ -292,6 +328,7 @@ def assessment_costs(assessment: Assessment, *, currency: str) -> dict[str, Any]
             figures=scored_figures(assessment),
             excluded=assessment_excluded(assessment),
             currency=currency,
+            provider=assessment.result.get("provider") if assessment.result else None,
         ),
     )
 

@@ -13,6 +13,7 @@ from typing import Any
 from django import forms
 from django.utils.translation import get_language, gettext
 
+from decider import services
 from decider.engine import questionnaire
 from decider.engine.figures import FIGURES, Figure
 from decider.forms import NumberField, number_message, question_field
@@ -82,7 +83,9 @@ class WhatIfForm(forms.Form):
                 self.add_error(key, f"{self._label(key)}: {problem}")
             else:
                 self.add_error(None, problem)
-        answers, problems = questionnaire.answers_validate(trial)
+        answers, problems = questionnaire.answers_validate(
+            trial, providers=services.provider_keys(trial)
+        )
         for problem in problems.values():  # each field passed its own check: rare
             self.add_error(None, problem)
         self.trial = answers

@@ -30,6 +30,7 @@ from decider.engine.cashflow import (
     amounts_frame,
     by_option,
     cashflow_frame,
+    lines_monthly,
     lines_total,
     once,
     per_month,
@@ -751,6 +752,23 @@ def price_path(answers: CostAnswers) -> dict[str, np.ndarray] | None:
     months = np.arange(answers.horizon_months + 1, dtype=float)
     factor = (1 - answers.cloud_fall_pct / 100) ** (months / 12)
     return dict.fromkeys(CLOUD_PRICED, factor)
+
+
+def cloud_present_value(*, answers: CostAnswers, figures: Mapping[str, Figure]) -> float:
+    """The cloud's present value at its cheapest pricing mode, in the price set's currency,
+    on today's demand: what ranks the providers (engine/providers.py) without the rest of
+    the cost model."""
+    params = figures_values(figures)
+    plans = _fixed_plans(answers) | {
+        "cloud_committed": _Plan(0, _best_commitment(params, answers, 0))
+    }
+    months = answers.horizon_months
+    discount = (1.0 + params["discount_rate"]) ** (-np.arange(months + 1) / 12)
+    path = price_path(answers)
+    return min(
+        float(lines_monthly(lines, months, path=path).sum(axis=0) @ discount)
+        for lines in (_option_lines(params, answers, o, plans[o]) for o in CLOUD_OPTIONS)
+    )
 
 
 def _cashflow(params: Mapping[str, float], answers: CostAnswers, hybrid: _Plan) -> pd.DataFrame:

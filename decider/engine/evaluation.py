@@ -16,8 +16,18 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from decider.engine import costs, gpus, markets, odds, questionnaire, scoring, stages, verdict
-from decider.engine.figures import Figure, figures_for_fleet, figures_with_overrides
+from decider.engine import (
+    costs,
+    gpus,
+    markets,
+    odds,
+    providers,
+    questionnaire,
+    scoring,
+    stages,
+    verdict,
+)
+from decider.engine.figures import Figure, figures_for_fleet, figures_values, figures_with_overrides
 from decider.engine.fleet import fleet_of
 from decider.engine.text import Text
 
@@ -43,6 +53,10 @@ class Evaluation:
     derived: dict[str, Any]  # answers the app derived, as the rules read them
     # The odds, when the scoring drew them: those of the result it gives (same exclusions).
     odds: dict[str, Any] | None = None
+    # The provider the cloud is priced at and the runner-up (engine/providers.py), their
+    # money in the price set's currency; None: priced at the market's figures.
+    provider: dict[str, Any] | None = None
+    listed: tuple[providers.Provider, ...] = ()  # the providers it could be priced at
 
 
 def cost_answers(
@@ -81,12 +95,17 @@ def answers_evaluate(
     figures: Mapping[str, Figure],
     currency: str = "USD",
     odds_seed: int = 0,
+    listed: Sequence[providers.Provider] = (),
 ) -> Evaluation:
-    """`odds_seed`: the draws of the odds, when a rule reads them (`cost_odds`)."""
+    """`odds_seed`: the draws of the odds, when a rule reads them (`cost_odds`); `listed`:
+    the providers the cloud may be priced at, when the answers ask for one (`providers`)."""
     derived: dict[str, Any] = questionnaire.derived_answers(answers)
     excluded, _warnings = scoring.exclusions({**answers, **derived}, rulebook.constraints)
+    figures, provider = provider_priced(answers, figures, listed, excluded)
     used = _figures_used(answers, figures)
-    computed = answers_costs(answers=answers, figures=used, excluded=excluded, currency=currency)
+    computed = answers_costs(
+        answers=answers, figures=used, excluded=excluded, currency=currency, provider=provider
+    )
     # With growth, the verdict reads the plan over that future (engine/verdict.py).
     basis = _plan_basis(answers, used, excluded, currency=currency, seed=odds_seed)
     if basis is not None:
@@ -122,7 +141,68 @@ def answers_evaluate(
     if reduces and reduces_to is not None:
         derived[scoring.COST_EXCLUDES] = _reduces_reason(reduces_to, computed["hybrid_owned_gpus"])
     result = scoring.answers_score(answers={**answers, **derived}, rulebook=rulebook)
-    return Evaluation(result=result, costs=computed, figures=used, derived=derived, odds=found)
+    return Evaluation(
+        result, computed, used, derived, odds=found, provider=provider, listed=tuple(listed)
+    )
+
+
+def provider_priced(
+    answers: Mapping[str, Any],
+    figures: Mapping[str, Figure],
+    listed: Sequence[providers.Provider],
+    excluded: Iterable[str],
+) -> tuple[Mapping[str, Figure], dict[str, Any] | None]:
+    """The figures at the cheapest provider the answers allow, and what names it and the
+    runner-up (None, and the market's figures: no provider asked for, or nothing is rented;
+    `chosen` None: none the answers allow rents the GPU model in the answers' market). The two cheapest on today's demand are priced in full,
+    over the answers' future: the cheaper of those is chosen."""
+    choice = providers.choice_of(answers)
+    if choice is None:
+        return figures, None
+    cost_in = cost_answers(answers, excluded=frozenset(excluded))
+    if not _rents(cost_in, excluded):
+        return figures, None
+    gpu_model = gpus.gpu(answers.get("gpu_model")).key
+    market = markets.market_of(answers).key
+    candidates = providers.allowed(
+        [p for p in listed if p.market == market], choice, gpu_model=gpu_model
+    )
+    if not candidates:
+        return figures, {"chosen": None, "runner_up": None, "allowed": []}
+    top = providers.ranked(
+        figures,
+        candidates,
+        gpu_model=gpu_model,
+        cost=lambda at: costs.cloud_present_value(
+            answers=cost_in, figures=_figures_used(answers, at)
+        ),
+    )[:2]
+    priced = sorted(
+        (_priced_in_full(answers, p.figures, excluded, cost_in.prices_in), p.provider.key, p)
+        for p in top
+    )
+    (value, _key, chosen), *rest = priced
+    return chosen.figures, {
+        "chosen": providers.provider_facts(chosen.provider, value),
+        "runner_up": providers.provider_facts(rest[0][2].provider, rest[0][0]) if rest else None,
+        "allowed": [p.key for p in candidates],
+    }
+
+
+def _priced_in_full(
+    answers: Mapping[str, Any],
+    figures: Mapping[str, Figure],
+    excluded: Iterable[str],
+    currency: str,
+) -> float:
+    """The cloud's present value at `figures`, over the answers' future."""
+    computed = answers_costs(
+        answers=answers,
+        figures=_figures_used(answers, figures),
+        excluded=excluded,
+        currency=currency,
+    )
+    return float(min(computed["present_value"][mode] for mode in costs.CLOUD_OPTIONS))
 
 
 def _figures_used(answers: Mapping[str, Any], figures: Mapping[str, Figure]) -> dict[str, Figure]:
@@ -204,16 +284,23 @@ def _decisive(
     derived.update(verdict.decisive_answers({**answers, **derived}, rulebook))
 
 
+def _rents(cost_in: costs.CostAnswers, excluded: Iterable[str]) -> bool:
+    """Whether an outcome left may rent: the cloud, or a hybrid whose data may go there."""
+    return "cloud" not in excluded or ("hybrid" not in excluded and cost_in.cloud_share > 0)
+
+
 def answers_costs(
     *,
     answers: Mapping[str, Any],
     figures: Mapping[str, Figure],
     excluded: Iterable[str],
     currency: str = "USD",
+    provider: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The cost section of the evaluated answers (engine/costs.py) with the figures as the
     evaluation used them. One future: when demand grows, each option is priced over that
-    growth, as the plan in stages prices it (stages.future_lines)."""
+    growth, as the plan in stages prices it (stages.future_lines). `provider`: the provider
+    the figures are priced at and the runner-up (provider_priced), named in the section."""
     cost_in = cost_answers(answers, excluded=frozenset(excluded))
     computed = costs.costs_compute(answers=cost_in, figures=figures, currency=currency)
     future = stages.future_of(answers)
@@ -223,6 +310,14 @@ def answers_costs(
         computed = costs.costs_over_future(
             computed, lines, figures=figures, answers=cost_in, currency=currency
         )
+    rate = markets.currency_rate(
+        figures_values(figures), prices_in=cost_in.prices_in, shown_in=currency
+    )
+    # Asked for, but none the answers allow rents the GPU model here: the market's figures.
+    computed["provider_unlisted"] = provider is not None and provider.get("chosen") is None
+    provider = provider or {}
+    computed["provider"] = providers.facts_shown(provider.get("chosen"), rate)
+    computed["provider_runner_up"] = providers.facts_shown(provider.get("runner_up"), rate)
     return computed
 
 

@@ -13,7 +13,7 @@ Messages copy the wording of Django's form fields, so the wizard, the API and
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -477,6 +477,25 @@ QUESTIONS: dict[str, Question] = {
             step="data",
         ),
         Question(
+            "cloud_provider",
+            "choice",
+            gettext_noop("Whom would you rent cloud GPUs from?"),
+            gettext_noop(
+                "Optional. The cloud is priced at the market's typical price unless you name "
+                "a kind of provider: then at the cheapest listed provider of that kind, at its "
+                "published list prices, with the runner-up named. Listed H100 prices run from "
+                "about $3 to $6 an hour at GPU clouds and $7 to $12 at hyperscalers (autumn 2026)."
+            ),
+            choices=(
+                ("market", gettext_noop("Any: the market's typical price")),
+                ("cheapest", gettext_noop("The cheapest listed provider of any kind")),
+                ("hyperscaler", gettext_noop("A hyperscaler (AWS, Azure, Google Cloud)")),
+                ("neocloud", gettext_noop("A GPU cloud (CoreWeave, Lambda, RunPod and the like)")),
+            ),
+            step="data",
+            optional=True,
+        ),
+        Question(
             "dataset_tb",
             "float",
             gettext_noop("Size of the training data (TB)"),
@@ -580,7 +599,9 @@ ANSWER_KEYS: tuple[str, ...] = tuple(key for step in STEPS for key in step.keys)
 FIGURES_STEP = STEPS[-1].slug
 # Optional: cost figures set for the assessment, the ranges its odds are drawn from, and the
 # base and peak per year its staged plan is made for.
-OPTIONAL_KEYS = frozenset({"costs", "uncertainty", "growth_years", "owned", "owned_as_of"})
+OPTIONAL_KEYS = frozenset(
+    {"costs", "uncertainty", "growth_years", "owned", "owned_as_of", "providers"}
+)
 
 # Answers the app derives rather than asks (`evaluation.answers_evaluate`);
 # rules read them like the questions.
@@ -780,8 +801,11 @@ def _is_unicode(text: str) -> bool:
     return True
 
 
-def answers_validate(raw: Any) -> tuple[dict[str, Any], dict[str, str]]:
-    """Check a whole answers document. Returns (answers, errors by key)."""
+def answers_validate(
+    raw: Any, *, providers: Collection[str] = ()
+) -> tuple[dict[str, Any], dict[str, str]]:
+    """Check a whole answers document. Returns (answers, errors by key). `providers`: the
+    keys of the providers listed, which `providers` may name (engine/providers.py)."""
     if not isinstance(raw, Mapping):
         return {}, {"_": gettext("the answers must be a JSON object with one key per answer")}
     answers: dict[str, Any] = {}
@@ -802,6 +826,19 @@ def answers_validate(raw: Any) -> tuple[dict[str, Any], dict[str, str]]:
     for key in raw:
         if key not in QUESTIONS and key not in OPTIONAL_KEYS:
             errors[key_text(key)] = gettext("unknown key")
+    _optional_validate(raw, answers, errors, providers=providers)
+    return answers, errors
+
+
+def _optional_validate(
+    raw: Mapping[str, Any],
+    answers: dict[str, Any],
+    errors: dict[str, str],
+    *,
+    providers: Collection[str],
+) -> None:
+    """The optional keys of an answers document (OPTIONAL_KEYS) checked into `answers`, or
+    their problems into `errors`."""
     if "costs" in raw:
         costs, cost_errors = overrides_validate(raw["costs"])
         errors.update(cost_errors)
@@ -836,7 +873,14 @@ def answers_validate(raw: Any) -> tuple[dict[str, Any], dict[str, str]]:
             answers["owned_as_of"] = as_of
     elif "owned_as_of" in raw:
         errors["owned_as_of"] = gettext("give it with “owned”, or leave it out")
-    return answers, errors
+    if "providers" in raw:
+        from decider.engine.providers import choice_given
+
+        choice, problem = choice_given(raw["providers"], known=providers)
+        if problem:
+            errors["providers"] = problem
+        else:
+            answers["providers"] = choice
 
 
 def step_answers(step: Step, answers: Mapping[str, Any]) -> dict[str, Any]:

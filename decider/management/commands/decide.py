@@ -20,7 +20,7 @@ from decider.engine.questionnaire import (
 )
 from decider.engine.scoring import result_localized
 from decider.engine.text import is_chinese
-from decider.services import NoRuleSet, evaluate_now
+from decider.services import NoRuleSet, evaluate_now, provider_keys
 
 
 class Command(BaseCommand):
@@ -61,7 +61,7 @@ class Command(BaseCommand):
         raw, sized, problems = sizing.answers_sized(raw)
         if problems:
             return [f"{key}: {message}" for key, message in problems.items()], ""
-        answers, errors = answers_validate(raw)
+        answers, errors = answers_validate(raw, providers=provider_keys(raw))
         if errors:
             return [f"{key}: {message}" for key, message in errors.items()], ""
         try:

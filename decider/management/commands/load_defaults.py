@@ -6,7 +6,12 @@ from django.conf import settings
 from django.core.management.base import BaseCommand
 
 from decider.models import Assumption, RuleSet
-from decider.rulesets import assumptions_add_missing, assumptions_import, ruleset_import
+from decider.rulesets import (
+    assumptions_add_missing,
+    assumptions_import,
+    providers_add_missing,
+    ruleset_import,
+)
 
 FIXTURES = settings.BASE_DIR / "fixtures"
 
@@ -29,3 +34,9 @@ class Command(BaseCommand):
             self.stdout.write(f"Added {added} cost assumptions new in this release.")
         else:
             self.stdout.write("Cost assumptions already loaded; left as they are.")
+        document = json.loads((FIXTURES / "providers.json").read_text(encoding="utf-8"))
+        providers, prices = providers_add_missing(document)
+        if providers or prices:
+            self.stdout.write(f"Added {providers} cloud providers and {prices} provider prices.")
+        else:
+            self.stdout.write("Cloud providers already loaded; left as they are.")

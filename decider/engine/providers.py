@@ -1,0 +1,273 @@
+"""Which provider the cloud is rented from, at its own list prices.
+
+A provider (AWS, CoreWeave...) publishes some of the cloud's figures: GPU-hour prices by term
+for some GPU models, egress, storage. When the answers ask for it (`providers`: `allow` and
+`exclude`, each a provider kind or a provider's key; `{}` allows every listed provider), the
+cloud is priced at the cheapest provider they allow that rents the GPU model, its prices laid
+over the market's figures, and the runner-up is named with what it would cost.
+
+A price the provider does not publish is derived, and says so: a reserved or spot price from
+the provider's own on-demand price and the market's ratio between the two; egress and storage
+are the market's figures. Without `providers` in the answers (or the wizard's `cloud_provider`,
+ASKED) the cloud is priced at the market's figures, as before providers were listed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from decider.engine.figures import Figure
+from decider.engine.text import Text
+
+KINDS: dict[str, Text] = {
+    "hyperscaler": Text("hyperscaler", "超大规模云厂商"),
+    "neocloud": Text("GPU cloud (neocloud)", "GPU 专业云（neocloud）"),
+}
+# The figures a provider may publish; the rest of the cost model is the market's.
+PRICED = (
+    "gpu_hour_on_demand",
+    "gpu_hour_reserved_1y",
+    "gpu_hour_reserved_3y",
+    "gpu_hour_spot",
+    "egress_price_tb",
+    "cloud_storage_tb_month",
+)
+# Derived from the provider's on-demand price at the market's ratio, when not published.
+SCALED = ("gpu_hour_reserved_1y", "gpu_hour_reserved_3y", "gpu_hour_spot")
+KEY = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
+MAX_NAMED = 20
+
+SCALED_SOURCE = (
+    "Estimate: {provider} publishes no {figure} for this GPU model; derived as its on-demand "
+    "price {on_demand:g} × the market's ratio {ratio:.3f} ({market_figure} ÷ on demand)"
+)
+SCALED_SOURCE_ZH = (
+    "估算：{provider} 未公布此 GPU 型号的 {figure}；按其按需价格 {on_demand:g} × 市场比例 "
+    "{ratio:.3f}（市场 {market_figure} ÷ 按需价格）推算"
+)
+MARKET_SOURCE = "Estimate: {provider} publishes no {figure} that could be checked; the market's figure. {source}"
+MARKET_SOURCE_ZH = "估算：未能核实 {provider} 公布的 {figure}；采用市场数值。{source}"
+
+
+@dataclass(frozen=True)
+class Provider:
+    """A provider and the prices it publishes: by (figure name, GPU model), "" for every
+    model."""
+
+    key: str
+    name: str
+    name_zh: str
+    kind: str
+    market: str
+    prices: Mapping[tuple[str, str], Figure]
+
+    def published(self, gpu_model: str) -> dict[str, Figure]:
+        """Its figures for `gpu_model`: the model's own price, else the one for every model."""
+        return {
+            name: figure
+            for name in PRICED
+            if (figure := self.prices.get((name, gpu_model)) or self.prices.get((name, "")))
+        }
+
+    def rents(self, gpu_model: str) -> bool:
+        return "gpu_hour_on_demand" in self.published(gpu_model)
+
+    def named(self, names: Collection[str]) -> bool:
+        return self.key in names or self.kind in names
+
+    def label(self) -> Text:
+        return Text(self.name, self.name_zh or self.name)
+
+
+# The wizard's question (`cloud_provider`) as the `providers` answer it stands for; "market"
+# (or no answer) prices the cloud at the market's figures.
+ASKED = {
+    "cheapest": {},
+    "hyperscaler": {"allow": ["hyperscaler"]},
+    "neocloud": {"allow": ["neocloud"]},
+}
+
+
+def choice_of(answers: Mapping[str, Any]) -> Mapping[str, Sequence[str]] | None:
+    """The providers the answers allow (`providers`, else the wizard's `cloud_provider`);
+    None: priced at the market's figures."""
+    if "providers" in answers:
+        given: Mapping[str, Sequence[str]] = answers["providers"]
+        return given
+    return ASKED.get(answers.get("cloud_provider") or "market")
+
+
+def choice_given(raw: Any, *, known: Collection[str]) -> tuple[dict[str, list[str]], str | None]:
+    """The `providers` answer checked: (`{"allow": [...], "exclude": [...]}`, the problem or
+    None). `known`: the providers' keys; a kind is named by its key in KINDS."""
+    if not isinstance(raw, Mapping):
+        return {}, "give an object with “allow” and/or “exclude”: lists of provider kinds or names"
+    unknown = [key for key in raw if key not in ("allow", "exclude")]
+    if unknown:
+        return {}, f"unknown key “{str(unknown[0])[:40]}” (allowed: allow, exclude)"
+    names = {*KINDS, *known}
+    choice: dict[str, list[str]] = {}
+    for part in ("allow", "exclude"):
+        given = raw.get(part, [])
+        if not isinstance(given, list) or len(given) > MAX_NAMED:
+            return {}, f"“{part}” must be a list of at most {MAX_NAMED} provider kinds or names"
+        for item in given:
+            if not isinstance(item, str) or item not in names:
+                shown = str(item)[:40]
+                return {}, (
+                    f"“{part}”: unknown provider or kind “{shown}” (kinds: "
+                    f"{', '.join(KINDS)}; providers: {', '.join(sorted(known)) or 'none listed'})"
+                )
+        if given:
+            choice[part] = list(dict.fromkeys(given))
+    return choice, None
+
+
+def allowed(
+    providers: Iterable[Provider], choice: Mapping[str, Sequence[str]], *, gpu_model: str
+) -> list[Provider]:
+    """The providers that rent `gpu_model` and that the choice allows."""
+    allow, exclude = choice.get("allow", ()), choice.get("exclude", ())
+    return [
+        provider
+        for provider in providers
+        if provider.rents(gpu_model)
+        and (not allow or provider.named(allow))
+        and not provider.named(exclude)
+    ]
+
+
+def priced_at(
+    figures: Mapping[str, Figure], provider: Provider, *, gpu_model: str
+) -> dict[str, Figure]:
+    """The market's figures with the provider's prices laid over them; what it does not
+    publish derived (SCALED) or the market's, and marked as estimates."""
+    published = provider.published(gpu_model)
+    on_demand = published["gpu_hour_on_demand"]
+    market_on_demand = figures["gpu_hour_on_demand"].value
+    priced = dict(figures)
+    for name in PRICED:
+        if name in published:
+            priced[name] = published[name]
+        elif name in SCALED and market_on_demand > 0:
+            ratio = figures[name].value / market_on_demand
+            values = {
+                "provider": provider.name,
+                "figure": name,
+                "on_demand": on_demand.value,
+                "ratio": ratio,
+                "market_figure": f"{figures[name].value:g}",
+            }
+            priced[name] = Figure(
+                name,
+                round(on_demand.value * ratio, 4),
+                SCALED_SOURCE.format(**values),
+                on_demand.as_of,
+                SCALED_SOURCE_ZH.format(**values),
+            )
+        else:
+            market = figures[name]
+            priced[name] = Figure(
+                name,
+                market.value,
+                MARKET_SOURCE.format(provider=provider.name, figure=name, source=market.source),
+                market.as_of,
+                MARKET_SOURCE_ZH.format(
+                    provider=provider.name, figure=name, source=market.source_zh or market.source
+                ),
+            )
+    return priced
+
+
+@dataclass(frozen=True)
+class Priced:
+    """A provider and the figures the cloud is priced at there."""
+
+    provider: Provider
+    figures: dict[str, Figure]
+
+
+def ranked(
+    figures: Mapping[str, Figure],
+    candidates: Sequence[Provider],
+    *,
+    gpu_model: str,
+    cost: Callable[[Mapping[str, Figure]], float],
+) -> list[Priced]:
+    """The candidates priced, cheapest first by `cost` (the cloud's present value at their
+    prices); ties go by key, so that the order never depends on the listing's."""
+    priced = [Priced(p, priced_at(figures, p, gpu_model=gpu_model)) for p in candidates]
+    costs = {p.provider.key: cost(p.figures) for p in priced}
+    return sorted(priced, key=lambda p: (costs[p.provider.key], p.provider.key))
+
+
+def provider_facts(provider: Provider, present_value: float | None) -> dict[str, Any]:
+    """What the JSON and the pages show of a provider: `present_value` is the cloud's there,
+    in the price set's currency until shown (facts_shown)."""
+    return {
+        "key": provider.key,
+        "name": provider.name,
+        "name_zh": provider.name_zh,
+        "kind": provider.kind,
+        "present_value": present_value,
+    }
+
+
+def facts_shown(facts: Mapping[str, Any] | None, rate: float) -> dict[str, Any] | None:
+    """`facts` with its money in the currency shown (`rate`: one unit of the price set's
+    currency in it)."""
+    if facts is None:
+        return None
+    value = facts.get("present_value")
+    return {**facts, "present_value": None if value is None else round(value * rate, 2)}
+
+
+def providers_as_dict(providers: Iterable[Provider]) -> list[dict[str, Any]]:
+    """JSON-ready, as saved with a result (its prices pinned like the market's figures)."""
+    return [
+        {
+            "key": p.key,
+            "name": p.name,
+            "name_zh": p.name_zh,
+            "kind": p.kind,
+            "market": p.market,
+            "prices": [
+                {
+                    "name": name,
+                    "gpu_model": model,
+                    "value": f.value,
+                    "source": f.source,
+                    "source_zh": f.source_zh,
+                    "as_of": f.as_of,
+                }
+                for (name, model), f in p.prices.items()
+            ],
+        }
+        for p in providers
+    ]
+
+
+def providers_from_dict(data: Iterable[Mapping[str, Any]]) -> list[Provider]:
+    return [
+        Provider(
+            key=d["key"],
+            name=d["name"],
+            name_zh=d.get("name_zh", ""),
+            kind=d["kind"],
+            market=d["market"],
+            prices={
+                (row["name"], row["gpu_model"]): Figure(
+                    row["name"],
+                    float(row["value"]),
+                    row["source"],
+                    row["as_of"],
+                    row.get("source_zh", ""),
+                )
+                for row in d["prices"]
+            },
+        )
+        for d in data
+    ]
