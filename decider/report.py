@@ -247,6 +247,7 @@ def _summary_shown(
             currency,
         ),
         "basis": summary.basis_sentence(basis),
+        "provider": summary.provider_sentence(costs, currency),
         "risks": summary.risks(
             result=result,
             runner_up=runner_up,
@@ -388,7 +389,7 @@ def _provider_note(costs: Mapping[str, Any]) -> tuple[str, str] | None:
         return None
     language = get_language() or "en"
     values = {
-        "provider": provider_name(provider, language),
+        "provider": summary.provider_name(provider, language),
         "kind": KINDS[provider["kind"]].get(language) if provider["kind"] in KINDS else "",
         "value": formats.money(provider["present_value"], costs["currency"]),
     }
@@ -399,7 +400,7 @@ def _provider_note(costs: Mapping[str, Any]) -> tuple[str, str] | None:
     )
     if runner_up := costs.get("provider_runner_up"):
         values |= {
-            "runner_up": provider_name(runner_up, language),
+            "runner_up": summary.provider_name(runner_up, language),
             "runner_up_value": formats.money(runner_up["present_value"], costs["currency"]),
             "more": formats.money(
                 runner_up["present_value"] - provider["present_value"], costs["currency"]
@@ -411,13 +412,6 @@ def _provider_note(costs: Mapping[str, Any]) -> tuple[str, str] | None:
     else:
         text += sep + _("No other provider your answers allow rents this GPU model.")
     return ("provider", text % values)
-
-
-def provider_name(provider: Mapping[str, Any], language: str) -> str:
-    """A provider's name in `language` (the Chinese name where there is one)."""
-    if is_chinese(language):
-        return provider.get("name_zh") or provider["name"]
-    return provider["name"]
 
 
 def _estimate_note(costs: Mapping[str, Any]) -> tuple[str, str] | None:

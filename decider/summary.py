@@ -398,6 +398,46 @@ def basis_odds(odds: Odds | None, basis: Mapping[str, Any] | None, draws: int) -
     return replace(odds, sentence=sentence, drivers="")
 
 
+def provider_sentence(costs: Mapping[str, Any], currency: str) -> str | None:
+    """Whom the cloud is rented from, against the market's typical price and the runner-up;
+    None when it is priced at the market's figures."""
+    if not (provider := costs.get("provider")) or provider.get("market_present_value") is None:
+        return None
+    language = _language()
+    difference = provider["present_value"] - provider["market_present_value"]
+    values = {
+        "provider": provider_name(provider, language),
+        "amount": money(abs(difference), currency),
+    }
+    if difference >= 0:
+        text = _(
+            "Renting from %(provider)s at its list prices costs %(amount)s more than at the "
+            "market's typical price (present value)."
+        )
+    else:
+        text = _(
+            "Renting from %(provider)s at its list prices costs %(amount)s less than at the "
+            "market's typical price (present value)."
+        )
+    sentences = [text % values]
+    if runner_up := costs.get("provider_runner_up"):
+        sentences.append(
+            _("%(runner_up)s, the runner-up, would cost %(amount)s more.")
+            % {
+                "runner_up": provider_name(runner_up, language),
+                "amount": money(runner_up["present_value"] - provider["present_value"], currency),
+            }
+        )
+    return Text(en=" ", zh="").get(language).join(sentences)
+
+
+def provider_name(provider: Mapping[str, Any], language: str) -> str:
+    """A provider's name in `language` (the Chinese name where there is one)."""
+    if is_chinese(language):
+        return provider.get("name_zh") or provider["name"]
+    return provider["name"]
+
+
 def extra_cost_sentence(extra: Mapping[str, Any] | None, currency: str) -> str | None:
     """When the headline is not the cheapest allowed option: what it costs extra, and the
     answers that carry it (engine/verdict.py); None when it is the cheapest."""

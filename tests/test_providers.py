@@ -329,3 +329,43 @@ def test_a_market_without_listed_providers_says_the_market_price_is_used(client,
     assert data["result"]["costs"]["provider_unlisted"] is True
     page = client.get(data["view_url"]).content.decode()
     assert "No listed provider of the kind your answers allow" in page
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("language", "says"),
+    [("en", "at its list prices costs"), ("zh-hans", "比按市场典型价格多花")],
+)
+def test_the_summary_and_the_report_state_what_the_provider_costs_against_the_market(
+    client, rules, language, says
+):
+    answers = make_answers("growth", cloud_provider="hyperscaler")
+    assessment, edit, _view = make_assessment(answers=answers)
+    services.assessment_score(assessment)
+    costs = services.assessment_costs(assessment, currency="USD")
+    provider = costs["provider"]
+    # Hyperscalers list dearer GPU-hours than the market's typical (GPU cloud) price.
+    assert provider["present_value"] > provider["market_present_value"]
+    for url in (
+        reverse("decider-result", args=[edit]),
+        reverse("decider-edit-report", args=[edit]),
+    ):
+        page = client.get(url, headers={"Accept-Language": language}).content.decode()
+        assert 'id="summary-provider"' in page
+        assert says in page
+
+
+@pytest.mark.django_db
+def test_the_provider_s_money_follows_the_currency_shown(rules):
+    assessment, _edit, _view = make_assessment(answers=make_answers("growth", providers={}))
+    services.assessment_score(assessment)
+    usd = services.assessment_costs(assessment, currency="USD")
+    cny = services.assessment_costs(assessment, currency="CNY")
+    rate = cny["present_value"]["onprem"] / usd["present_value"]["onprem"]
+    for key in ("provider", "provider_runner_up"):
+        assert cny[key]["present_value"] == pytest.approx(
+            usd[key]["present_value"] * rate, rel=1e-6
+        )
+    assert cny["provider"]["market_present_value"] == pytest.approx(
+        usd["provider"]["market_present_value"] * rate, rel=1e-6
+    )

@@ -182,8 +182,9 @@ def provider_priced(
         for p in top
     )
     (value, _key, chosen), *rest = priced
+    at_market = _priced_in_full(answers, figures, excluded, cost_in.prices_in)
     return chosen.figures, {
-        "chosen": providers.provider_facts(chosen.provider, value),
+        "chosen": providers.provider_facts(chosen.provider, value, market_present_value=at_market),
         "runner_up": providers.provider_facts(rest[0][2].provider, rest[0][0]) if rest else None,
         "allowed": [p.key for p in candidates],
     }

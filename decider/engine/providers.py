@@ -24,7 +24,7 @@ from decider.engine.text import Text
 
 KINDS: dict[str, Text] = {
     "hyperscaler": Text("hyperscaler", "超大规模云厂商"),
-    "neocloud": Text("GPU cloud (neocloud)", "GPU 专业云（neocloud）"),
+    "neocloud": Text("GPU cloud", "GPU 专业云"),
 }
 # The figures a provider may publish; the rest of the cost model is the market's.
 PRICED = (
@@ -204,15 +204,26 @@ def ranked(
     return sorted(priced, key=lambda p: (costs[p.provider.key], p.provider.key))
 
 
-def provider_facts(provider: Provider, present_value: float | None) -> dict[str, Any]:
-    """What the JSON and the pages show of a provider: `present_value` is the cloud's there,
-    in the price set's currency until shown (facts_shown)."""
+MONEY = ("present_value", "market_present_value")
+
+
+def provider_facts(
+    provider: Provider, present_value: float, *, market_present_value: float | None = None
+) -> dict[str, Any]:
+    """What the JSON and the pages show of a provider: `present_value` is the cloud's there
+    (at its cheapest pricing mode), `market_present_value` the same at the market's figures
+    (the chosen provider's only), in the price set's currency until shown (facts_shown)."""
     return {
         "key": provider.key,
         "name": provider.name,
         "name_zh": provider.name_zh,
         "kind": provider.kind,
         "present_value": present_value,
+        **(
+            {"market_present_value": market_present_value}
+            if market_present_value is not None
+            else {}
+        ),
     }
 
 
@@ -221,8 +232,10 @@ def facts_shown(facts: Mapping[str, Any] | None, rate: float) -> dict[str, Any] 
     currency in it)."""
     if facts is None:
         return None
-    value = facts.get("present_value")
-    return {**facts, "present_value": None if value is None else round(value * rate, 2)}
+    return {
+        **facts,
+        **{key: round(facts[key] * rate, 2) for key in MONEY if facts.get(key) is not None},
+    }
 
 
 def providers_as_dict(providers: Iterable[Provider]) -> list[dict[str, Any]]:
