@@ -19,6 +19,7 @@ from tests.factories import (
     STEP_POSTS,
     make_answers,
     make_assessment,
+    make_growing_answers,
     shipped_figures,
     shipped_rulebook,
 )
@@ -369,3 +370,36 @@ def test_the_provider_s_money_follows_the_currency_shown(rules):
     assert cny["provider"]["market_present_value"] == pytest.approx(
         usd["provider"]["market_present_value"] * rate, rel=1e-6
     )
+
+
+@pytest.mark.django_db
+def test_decide_prices_at_the_provider_and_names_an_unknown_one(rules, tmp_path, capsys):
+    from tests.test_decide import run_decide
+
+    answers = make_answers("startup", providers={"allow": ["neocloud"], "exclude": ["paperspace"]})
+    code, out, _err = run_decide(tmp_path, capsys, answers, "--format", "json")
+    assert code == 0
+    costs = json.loads(out)["costs"]
+    assert costs["provider"]["kind"] == "neocloud"
+    assert costs["provider"]["key"] != "paperspace"
+    answers["providers"] = {"allow": ["amazon"]}
+    code, _out, err = run_decide(tmp_path, capsys, answers, "--format", "json")
+    assert code == 2
+    assert "providers: “allow”: unknown provider or kind “amazon”" in err
+
+
+@pytest.mark.parametrize("grows", [False, True])
+def test_the_provider_s_present_value_is_the_cost_section_s_cloud(grows):
+    answers = make_growing_answers() if grows else make_answers("inference")
+    answers["providers"] = {}
+    evaluation = answers_evaluate(
+        answers=answers, rulebook=shipped_rulebook(), figures=shipped_figures(), listed=LISTED
+    )
+    costs = evaluation.costs
+    assert costs["provider"]["present_value"] == pytest.approx(cloud(costs), abs=0.01)
+    # The market's figures priced the same way give the market's cloud.
+    plain = {k: v for k, v in answers.items() if k != "providers"}
+    market = answers_evaluate(
+        answers=plain, rulebook=shipped_rulebook(), figures=shipped_figures(), listed=LISTED
+    ).costs
+    assert costs["provider"]["market_present_value"] == pytest.approx(cloud(market), abs=0.01)

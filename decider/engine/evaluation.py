@@ -13,7 +13,7 @@ excluded with that reason, so the headline, the scores and the costs agree.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from decider.engine import (
@@ -101,11 +101,14 @@ def answers_evaluate(
     the providers the cloud may be priced at, when the answers ask for one (`providers`)."""
     derived: dict[str, Any] = questionnaire.derived_answers(answers)
     excluded, _warnings = scoring.exclusions({**answers, **derived}, rulebook.constraints)
-    figures, provider = provider_priced(answers, figures, listed, excluded)
+    figures, provider, priced = provider_priced(answers, figures, listed, excluded)
     used = _figures_used(answers, figures)
-    computed = answers_costs(
-        answers=answers, figures=used, excluded=excluded, currency=currency, provider=provider
-    )
+    if priced is not None and priced["currency"] == currency:
+        computed = {**priced, **_provider_keys(provider, 1.0)}  # the chosen's, computed once
+    else:
+        computed = answers_costs(
+            answers=answers, figures=used, excluded=excluded, currency=currency, provider=provider
+        )
     # With growth, the verdict reads the plan over that future (engine/verdict.py).
     basis = _plan_basis(answers, used, excluded, currency=currency, seed=odds_seed)
     if basis is not None:
@@ -151,59 +154,88 @@ def provider_priced(
     figures: Mapping[str, Figure],
     listed: Sequence[providers.Provider],
     excluded: Iterable[str],
-) -> tuple[Mapping[str, Figure], dict[str, Any] | None]:
-    """The figures at the cheapest provider the answers allow, and what names it and the
-    runner-up (None, and the market's figures: no provider asked for, or nothing is rented;
-    `chosen` None: none the answers allow rents the GPU model in the answers' market). The two cheapest on today's demand are priced in full,
-    over the answers' future: the cheaper of those is chosen."""
+) -> tuple[Mapping[str, Figure], dict[str, Any] | None, dict[str, Any] | None]:
+    """The figures at the cheapest provider the answers allow, what names it and the
+    runner-up, and its cost section in the price set's currency (None, and the market's
+    figures: no provider asked for, or nothing is rented; `chosen` None: none the answers
+    allow rents the GPU model in the answers' market). The two cheapest on today's demand
+    are priced in full, over the answers' future: the cheaper of those is chosen."""
     choice = providers.choice_of(answers)
     if choice is None:
-        return figures, None
+        return figures, None, None
     cost_in = cost_answers(answers, excluded=frozenset(excluded))
     if not _rents(cost_in, excluded):
-        return figures, None
+        return figures, None, None
     gpu_model = gpus.gpu(answers.get("gpu_model")).key
     market = markets.market_of(answers).key
     candidates = providers.allowed(
         [p for p in listed if p.market == market], choice, gpu_model=gpu_model
     )
     if not candidates:
-        return figures, {"chosen": None, "runner_up": None, "allowed": []}
-    top = providers.ranked(
-        figures,
-        candidates,
-        gpu_model=gpu_model,
-        cost=lambda at: costs.cloud_present_value(
-            answers=cost_in, figures=_figures_used(answers, at)
+        return figures, {"chosen": None, "runner_up": None, "allowed": []}, None
+
+    def light(at: Mapping[str, Figure]) -> float:
+        """The cloud on today's demand, without the rest of the cost model."""
+        return round(
+            costs.cloud_present_value(answers=cost_in, figures=_figures_used(answers, at)), 2
+        )
+
+    ranked = providers.ranked(figures, candidates, gpu_model=gpu_model, cost=light)
+    if not stages.future_of(answers).grows:
+        # Today's demand is the whole future: the ranking's values are the cost section's.
+        chosen, rest, chosen_costs = ranked[0], ranked[1:2], None
+        at_market = light(figures)
+    else:
+        # Priced over the growth, the two cheapest today may swap.
+        in_full = {
+            p.provider.key: _in_full(answers, p.figures, excluded, cost_in) for p in ranked[:2]
+        }
+        chosen, *rest = sorted(
+            (replace(p, cost=_cloud_value(in_full[p.provider.key])) for p in ranked[:2]),
+            key=lambda p: (p.cost, p.provider.key),
+        )
+        chosen_costs = in_full[chosen.provider.key]
+        at_market = _cloud_value(_in_full(answers, figures, excluded, cost_in))
+    facts = {
+        "chosen": providers.provider_facts(
+            chosen.provider, chosen.cost, market_present_value=at_market
         ),
-    )[:2]
-    priced = sorted(
-        (_priced_in_full(answers, p.figures, excluded, cost_in.prices_in), p.provider.key, p)
-        for p in top
-    )
-    (value, _key, chosen), *rest = priced
-    at_market = _priced_in_full(answers, figures, excluded, cost_in.prices_in)
-    return chosen.figures, {
-        "chosen": providers.provider_facts(chosen.provider, value, market_present_value=at_market),
-        "runner_up": providers.provider_facts(rest[0][2].provider, rest[0][0]) if rest else None,
+        "runner_up": providers.provider_facts(rest[0].provider, rest[0].cost) if rest else None,
         "allowed": [p.key for p in candidates],
     }
+    return chosen.figures, facts, chosen_costs
 
 
-def _priced_in_full(
+def _in_full(
     answers: Mapping[str, Any],
     figures: Mapping[str, Figure],
     excluded: Iterable[str],
-    currency: str,
-) -> float:
-    """The cloud's present value at `figures`, over the answers' future."""
-    computed = answers_costs(
+    cost_in: costs.CostAnswers,
+) -> dict[str, Any]:
+    """The cost section at `figures`, in the price set's currency."""
+    return answers_costs(
         answers=answers,
         figures=_figures_used(answers, figures),
         excluded=excluded,
-        currency=currency,
+        currency=cost_in.prices_in,
     )
+
+
+def _cloud_value(computed: Mapping[str, Any]) -> float:
+    """The cloud's present value at its cheapest pricing mode."""
     return float(min(computed["present_value"][mode] for mode in costs.CLOUD_OPTIONS))
+
+
+def _provider_keys(provider: Mapping[str, Any] | None, rate: float) -> dict[str, Any]:
+    """The cost section's provider keys: the provider the figures are priced at and the
+    runner-up, their money at `rate` (provider_priced's facts; None: the market's figures)."""
+    facts = provider or {}
+    return {
+        # Asked for, but none the answers allow rents the GPU model here: the market's.
+        "provider_unlisted": provider is not None and facts.get("chosen") is None,
+        "provider": providers.facts_shown(facts.get("chosen"), rate),
+        "provider_runner_up": providers.facts_shown(facts.get("runner_up"), rate),
+    }
 
 
 def _figures_used(answers: Mapping[str, Any], figures: Mapping[str, Figure]) -> dict[str, Figure]:
@@ -314,12 +346,7 @@ def answers_costs(
     rate = markets.currency_rate(
         figures_values(figures), prices_in=cost_in.prices_in, shown_in=currency
     )
-    # Asked for, but none the answers allow rents the GPU model here: the market's figures.
-    computed["provider_unlisted"] = provider is not None and provider.get("chosen") is None
-    provider = provider or {}
-    computed["provider"] = providers.facts_shown(provider.get("chosen"), rate)
-    computed["provider_runner_up"] = providers.facts_shown(provider.get("runner_up"), rate)
-    return computed
+    return computed | _provider_keys(provider, rate)
 
 
 def answers_odds(

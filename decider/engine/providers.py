@@ -184,10 +184,11 @@ def priced_at(
 
 @dataclass(frozen=True)
 class Priced:
-    """A provider and the figures the cloud is priced at there."""
+    """A provider, the figures the cloud is priced at there, and what `ranked` ranked it by."""
 
     provider: Provider
     figures: dict[str, Figure]
+    cost: float
 
 
 def ranked(
@@ -199,9 +200,9 @@ def ranked(
 ) -> list[Priced]:
     """The candidates priced, cheapest first by `cost` (the cloud's present value at their
     prices); ties go by key, so that the order never depends on the listing's."""
-    priced = [Priced(p, priced_at(figures, p, gpu_model=gpu_model)) for p in candidates]
-    costs = {p.provider.key: cost(p.figures) for p in priced}
-    return sorted(priced, key=lambda p: (costs[p.provider.key], p.provider.key))
+    at = [(p, priced_at(figures, p, gpu_model=gpu_model)) for p in candidates]
+    priced = [Priced(p, prices, cost(prices)) for p, prices in at]
+    return sorted(priced, key=lambda p: (p.cost, p.provider.key))
 
 
 MONEY = ("present_value", "market_present_value")
