@@ -144,3 +144,27 @@ def test_a_team_with_a_cluster_enters_it_and_the_costs_keep_it(browser, live_ser
     expect(page.locator("#recommendation")).to_be_visible()
     expect(page.get_by_text("You own 8 GPUs of this model already")).to_be_visible()
     assert page.errors == []
+
+
+@pytest.mark.parametrize("javascript", [True, False])
+def test_a_user_names_whom_to_rent_from_and_the_result_prices_it(
+    browser, live_server, rules, javascript
+):
+    page = new_page(browser, javascript=javascript)
+    page.goto(live_server.url)
+    page.get_by_label("Startup or exploration phase").check()
+    page.get_by_role("button", name="Start the assessment").click()
+    for heading in ("Utilization and scale", "Operations capability", "Data and compliance"):
+        page.get_by_role("button", name="Next").click()
+        expect(page.get_by_role("heading", name=heading)).to_be_visible()
+    page.get_by_label("A hyperscaler (AWS, Azure, Google Cloud)").check()
+    page.get_by_role("button", name="Next").click()
+    expect(page.get_by_role("heading", name="Budget")).to_be_visible()
+    page.get_by_role("button", name="See the recommendation").click()
+
+    provider = page.locator("#summary-provider")
+    expect(provider).to_contain_text(re.compile(r"Renting from (AWS|Microsoft Azure|Google Cloud)"))
+    expect(provider).to_contain_text("the runner-up")
+    expect(page.locator("#answers")).to_contain_text("A hyperscaler")
+    if javascript:
+        assert page.errors == []

@@ -41,8 +41,10 @@ def key_paths(value: Any, prefix: str = "") -> set[str]:
 
 def _printed(client, tmp_path, capsys) -> dict[str, set[str]]:
     printed: dict[str, set[str]] = {"decide": set(), "api_create": set(), "api_view": set()}
-    for persona in PRESETS:
-        answers = make_answers(persona)
+    # The personas as they are, and one priced at the providers (its keys under `provider`).
+    cases = [(persona, make_answers(persona)) for persona in PRESETS]
+    cases.append(("providers", make_answers("startup", providers={})))
+    for persona, answers in cases:
         path = tmp_path / f"{persona}.json"
         path.write_text(json.dumps(answers), encoding="utf-8")
         call_command("decide", str(path), "--format", "json", "--seed", "7")
