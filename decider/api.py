@@ -21,7 +21,7 @@ from django.views.decorators.csrf import csrf_exempt
 from django_ratelimit.decorators import ratelimit
 
 from decider import limits, services
-from decider.engine import fleet, odds, providers, questionnaire, sizing, stages
+from decider.engine import fleet, odds, providers, questionnaire, sizing, stages, workloads
 from decider.engine.figures import FIGURE_NAMES, FIGURES
 from decider.engine.markets import CURRENCIES
 from decider.engine.outcomes import OUTCOMES
@@ -278,11 +278,39 @@ def _answers_document_schema() -> dict[str, Any]:
             "growth_years": _growth_years_schema(),
             "owned": _owned_schema(),
             "providers": _providers_schema(),
+            "workloads": _workloads_schema(),
             "owned_as_of": {
                 "type": "string",
                 "pattern": r"^\d{4}-(0[1-9]|1[0-2])$",
                 "description": "The month the owned GPUs' ages count to (default: this month, "
                 "then saved with the answers).",
+            },
+        },
+    }
+
+
+def _workloads_schema() -> dict[str, Any]:
+    """Several workloads decided together (engine/workloads.py)."""
+    questions = questionnaire.QUESTIONS
+    item = {key: _answer_schema(questions[key]) for key in ("workload", "residency")}
+    item |= {key: _answer_schema(questions[key]) for key in workloads.DEMAND_KEYS}
+    return {
+        "type": "array",
+        "description": "Several workloads decided together: each with its own demand (as the "
+        "answers give it, or a `work` block to size it from), kind and data residency (at "
+        "least the company's). Their pooled demand stands in for the answers' own demand "
+        "keys, which are then left out; the plan says where each runs and what pooling "
+        "saves against deciding them apart.",
+        "minItems": 2,
+        "maxItems": workloads.MAX_WORKLOADS,
+        "items": {
+            "type": "object",
+            "required": ["gpus"],
+            "additionalProperties": False,
+            "properties": {
+                "name": {"type": "string", "maxLength": workloads.NAME_MAX},
+                **item,
+                "work": _work_schema(),
             },
         },
     }

@@ -208,6 +208,7 @@ def _plan_shown(plan: dict[str, Any], currency: str) -> dict[str, Any]:
             plan["wait"], currency, cloud_only=plan["present_value"]["cloud_only"]
         ),
         "odds": summary.plan_odds_sentence(plan.get("odds"), currency),
+        "workloads": summary.workloads_summary(plan, currency),
         "generation": summary.generation_summary(
             plan.get("generation"), currency, chosen=plan.get("chosen_present_value")
         ),

@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from django.utils.formats import date_format
-from django.utils.translation import get_language, ngettext
+from django.utils.translation import get_language, gettext_noop, ngettext
 from django.utils.translation import gettext as _
 
 from decider.engine import scoring
@@ -396,6 +396,62 @@ def basis_odds(odds: Odds | None, basis: Mapping[str, Any] | None, draws: int) -
         "draws": f"{draws:,}",
     }
     return replace(odds, sentence=sentence, drivers="")
+
+
+RUNS = {
+    "owned": gettext_noop("on the owned GPUs"),
+    "owned_and_cloud": gettext_noop("owned GPUs and the cloud"),
+    "cloud": gettext_noop("in the cloud"),
+}
+
+
+def workloads_summary(plan: Mapping[str, Any], currency: str) -> dict[str, Any] | None:
+    """Several workloads in one pool (engine/workloads.py): a sentence on the pool's
+    utilization and what pooling saves, and a row per workload; None for one workload."""
+    if not (placed := plan.get("workloads")) or not (pooling := plan.get("pooling")):
+        return None
+    alone = _("; ").join(
+        _("%(name)s %(pct)s %%") % {"name": w["name"], "pct": f"{w['alone']['utilization_pct']:g}"}
+        for w in placed
+    )
+    values = {
+        "count": len(placed),
+        "alone": alone,
+        "amount": money(abs(pooling["saving"]), currency),
+        "together": money(pooling["together_present_value"], currency),
+        "apart": money(pooling["apart_present_value"], currency),
+    }
+    if plan.get("pooled_utilization_pct") is not None:
+        sentences = [
+            _(
+                "Pooled, the owned GPUs of your %(count)s workloads are busy %(pct)s %% of the "
+                "time; a cluster of each one's own, sized for its peak, would be busy: %(alone)s."
+            )
+            % (values | {"pct": f"{plan['pooled_utilization_pct']:g}"})
+        ]
+    else:
+        sentences = [_("Pooled, the plan owns no GPUs: your %(count)s workloads rent.") % values]
+    if pooling["saving"] >= 0:
+        sentences.append(
+            _(
+                "Decided together, the cheapest plan costs %(amount)s less than the workloads "
+                "decided apart (%(together)s against %(apart)s, present value)."
+            )
+            % values
+        )
+    else:
+        sentences.append(
+            _(
+                "Decided together, the cheapest plan costs %(amount)s more than the workloads "
+                "decided apart (%(together)s against %(apart)s, present value)."
+            )
+            % values
+        )
+    rows = [
+        w | {"runs_shown": _(RUNS[w["runs"]]), "alone_outcome": outcome_name(w["alone"]["outcome"])}
+        for w in placed
+    ]
+    return {"sentence": Text(en=" ", zh="").get(_language()).join(sentences), "rows": rows}
 
 
 def provider_sentence(costs: Mapping[str, Any], currency: str) -> str | None:

@@ -27,6 +27,7 @@ from decider.engine import (
     stages,
     verdict,
 )
+from decider.engine import workloads as pool
 from decider.engine.figures import Figure, figures_for_fleet, figures_values, figures_with_overrides
 from decider.engine.fleet import fleet_of
 from decider.engine.text import Text
@@ -379,8 +380,9 @@ def answers_plan(
 ) -> dict[str, Any]:
     """The staged plan of the evaluated answers (engine/stages.py), for the demand's growth
     and the fall of cloud prices the answers give (none: today's demand and prices held);
-    `outcome`: the recommendation, which the plan recommended follows."""
-    return stages.plan_compute(
+    `outcome`: the recommendation, which the plan recommended follows. With several
+    workloads, where each runs in the pool and what pooling saves (pooled_facts)."""
+    plan = stages.plan_compute(
         answers=cost_answers(answers, excluded=frozenset(excluded)),
         figures=figures,
         future=stages.future_of(answers),
@@ -391,3 +393,82 @@ def answers_plan(
         seed=seed,
         outcome=outcome,
     )
+    return plan | pooled_facts(answers, figures, excluded, currency=currency, plan=plan)
+
+
+def pooled_facts(
+    answers: Mapping[str, Any],
+    figures: Mapping[str, Figure],
+    excluded: Iterable[str],
+    *,
+    currency: str,
+    plan: Mapping[str, Any],
+) -> dict[str, Any]:
+    """Several workloads in one pool (engine/workloads.py): per workload where it runs on
+    the plan's owned GPUs, its share of the cost and what it would cost decided alone; the
+    pool's utilization; what pooling saves against the workloads decided apart. None when
+    the answers hold one workload (or a change since made them another demand)."""
+    listed = pool.workloads_of(answers.get("workloads") or [], questionnaire.demand_of)
+    if not listed or not pool.hold(answers, listed):
+        return {"workloads": None, "pooled_utilization_pct": None, "pooling": None}
+    owned = max((stage.get("owned_gpus", 0) for stage in plan.get("chosen", [])), default=0)
+    together = _cheapest_allowed(answers, figures, excluded, currency)
+    placed = pool.placement(listed, owned)
+    apart = [_alone(answers, w, figures, currency) for w in listed]
+    planned = float(plan.get("chosen_present_value") or together["present_value"])
+    for item, share, alone in zip(placed, pool.cost_shares(placed), apart, strict=True):
+        item["cost_share_pct"] = round(share * 100, 2)
+        item["present_value"] = round(planned * share, 2)  # its share of the plan's
+        item["alone"] = alone
+    apart_value = round(sum(alone["present_value"] for alone in apart), 2)
+    utilization = pool.utilization(questionnaire.demand_of(answers), owned)
+    return {
+        "workloads": placed,
+        "pooled_utilization_pct": None if utilization is None else round(utilization * 100, 1),
+        "pooling": {
+            "owned_gpus": owned,
+            "together_outcome": together["outcome"],
+            "together_present_value": together["present_value"],
+            "apart_present_value": apart_value,
+            "saving": round(apart_value - together["present_value"], 2),
+        },
+    }
+
+
+def _cheapest_allowed(
+    answers: Mapping[str, Any],
+    figures: Mapping[str, Figure],
+    excluded: Iterable[str],
+    currency: str,
+) -> dict[str, Any]:
+    """The cheapest outcome the exclusions allow, its present value and the GPUs it owns."""
+    computed = answers_costs(answers=answers, figures=figures, excluded=excluded, currency=currency)
+    present = costs.outcome_amounts(computed["present_value"], computed["hybrid_reduces_to"])
+    allowed = [o for o in costs.TIE_ORDER if o not in set(excluded)] or list(costs.TIE_ORDER)
+    outcome = min(allowed, key=lambda o: (present[o], costs.TIE_ORDER.index(o)))
+    owned = {"onprem": answers["gpus"], "hybrid": computed["hybrid_owned_gpus"], "cloud": 0}
+    return {
+        "outcome": outcome,
+        "present_value": round(float(present[outcome]), 2),
+        "owned_gpus": int(owned[outcome]),
+    }
+
+
+def _alone(
+    answers: Mapping[str, Any],
+    workload: pool.Workload,
+    figures: Mapping[str, Figure],
+    currency: str,
+) -> dict[str, Any]:
+    """One workload decided alone: the company's answers with its own demand, kind and data
+    residency, at its cheapest allowed outcome (data that may not leave rules the cloud out,
+    as the shipped constraint does), and how busy its own cluster for its peak would be."""
+    demand = workload.demand
+    own = {
+        key: value for key, value in answers.items() if key not in (*pool.POOLED_KEYS, "workloads")
+    }
+    own |= pool.levels(demand) | {"workload": workload.kind, "residency": workload.residency}
+    excluded = ["cloud"] if workload.residency == "all" else []
+    found = _cheapest_allowed(own, _figures_used(own, figures), excluded, currency)
+    # How busy a cluster of its own, sized for its peak, would be.
+    return found | {"utilization_pct": round(demand.utilization * 100, 1)}

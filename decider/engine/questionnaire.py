@@ -600,7 +600,7 @@ FIGURES_STEP = STEPS[-1].slug
 # Optional: cost figures set for the assessment, the ranges its odds are drawn from, and the
 # base and peak per year its staged plan is made for.
 OPTIONAL_KEYS = frozenset(
-    {"costs", "uncertainty", "growth_years", "owned", "owned_as_of", "providers"}
+    {"costs", "uncertainty", "growth_years", "owned", "owned_as_of", "providers", "workloads"}
 )
 
 # Answers the app derives rather than asks (`evaluation.answers_evaluate`);
@@ -642,6 +642,8 @@ RULE_QUESTIONS: dict[str, Question] = {**QUESTIONS, **DERIVED_QUESTIONS}
 # Demand given as levels: both or neither. With both, the average utilization and
 # the demand shape follow from them and may be left out.
 DEMAND_LEVELS: tuple[str, ...] = ("base_gpus", "peak_share_pct")
+# The demand keys each of several workloads gives (engine/workloads.py).
+WORKLOAD_DEMAND_KEYS = ("gpus", "utilization_pct", "demand_shape", "base_gpus", "peak_share_pct")
 LEVELS_REPLACE: tuple[str, ...] = ("utilization_pct", "demand_shape")
 # The share of work whose data may leave, when not given: by the residency answer.
 CLOUD_SHARE_BY_RESIDENCY = {"none": 100.0, "partial": 50.0, "all": 0.0}
@@ -657,6 +659,8 @@ def is_required(key: str, answers: Mapping[str, Any]) -> bool:
     """Whether an answer must be given, with these other answers."""
     if QUESTIONS[key].optional:
         return False
+    if key in WORKLOAD_DEMAND_KEYS and "workloads" in answers:
+        return False  # the workloads' pooled demand stands in for it
     return not (key in LEVELS_REPLACE and has_levels(answers))
 
 
@@ -873,6 +877,8 @@ def _optional_validate(
             answers["owned_as_of"] = as_of
     elif "owned_as_of" in raw:
         errors["owned_as_of"] = gettext("give it with “owned”, or leave it out")
+    if "workloads" in raw:
+        _workloads_validate(raw, answers, errors)
     if "providers" in raw:
         from decider.engine.providers import choice_given
 
@@ -881,6 +887,58 @@ def _optional_validate(
             errors["providers"] = problem
         else:
             answers["providers"] = choice
+
+
+def _workloads_validate(
+    raw: Mapping[str, Any], answers: dict[str, Any], errors: dict[str, str]
+) -> None:
+    """Several workloads (engine/workloads.py) checked into `answers`; their pooled demand
+    stands in for the answers' own unless those are given (as saved, for a what-if)."""
+    from decider.engine import workloads as pool
+
+    items, problems = pool.items_given(
+        raw["workloads"],
+        defaults=answers,
+        check=lambda item: _workload_checked(item, gpu_model=answers.get("gpu_model")),
+    )
+    if problems:
+        errors.update(problems)
+        return
+    answers["workloads"] = items
+    if "gpus" not in raw:
+        # The pool's kind and residency are its workloads' (each as strict as the company).
+        answers.update(pool.pooled_answers(pool.workloads_of(items, demand_of)))
+
+
+def _workload_checked(
+    item: Mapping[str, Any], *, gpu_model: str | None
+) -> tuple[dict[str, Any], dict[str, str]]:
+    """One workload's answers (its kind, residency and demand, or the work to size it from)
+    checked as the questionnaire checks the answers' own."""
+    from decider.engine.sizing import answers_sized
+
+    item, _sized, problems = answers_sized({**item, "gpu_model": gpu_model or gpus.DEFAULT})
+    if problems:
+        return {}, {f"work.{key}": problem for key, problem in problems.items()}
+    checked: dict[str, Any] = {}
+    for key in ("workload", "residency", *WORKLOAD_DEMAND_KEYS):
+        question = QUESTIONS[key]
+        if key not in item:
+            needed = key in ("workload", "residency", "gpus") or (
+                key in LEVELS_REPLACE and not has_levels(item)
+            )
+            if needed:
+                problems[key] = gettext("missing (allowed: %(allowed)s)") % {
+                    "allowed": question.allowed()
+                }
+        elif problem := question.problem(item[key]):
+            problems[key] = problem
+        else:
+            checked[key] = float(item[key]) if question.kind == "float" else item[key]
+    if not problems:
+        found = answers_problems(checked)
+        problems = {key: found[key] for key in WORKLOAD_DEMAND_KEYS if key in found}
+    return checked, problems
 
 
 def step_answers(step: Step, answers: Mapping[str, Any]) -> dict[str, Any]:

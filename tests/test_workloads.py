@@ -1,0 +1,167 @@
+"""Several workloads decided together: one owned pool, and what pooling saves
+(decider/engine/workloads.py, engine/evaluation.pooled_facts)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from django.urls import reverse
+
+from decider import services
+from decider.engine.demand import Demand
+from decider.engine.evaluation import answers_evaluate, answers_plan
+from decider.engine.questionnaire import answers_validate
+from decider.engine.workloads import Workload, placement, pooled, pooled_answers
+from tests.factories import make_answers, make_assessment, shipped_figures, shipped_rulebook
+
+DEMAND = ("gpus", "utilization_pct", "demand_shape", "base_gpus", "peak_share_pct")
+
+# The issue's three: steady inference on 48 GPUs, training bursts to 64 GPUs four months a
+# year, a research group of 8 GPUs at 30 %.
+THREE = [
+    {"name": "serving", "workload": "inference", "gpus": 48, "utilization_pct": 90,
+     "demand_shape": "steady"},
+    {"name": "training", "workload": "training", "gpus": 64, "base_gpus": 0,
+     "peak_share_pct": 33.3},
+    {"name": "research", "workload": "training", "gpus": 8, "utilization_pct": 30,
+     "demand_shape": "peaky"},
+]  # fmt: skip
+
+
+def company(workloads: list[dict[str, Any]] = THREE, **changes: Any) -> dict[str, Any]:
+    """A company with a data centre and a team of its own, deciding for five years."""
+    settled = {"residency": "none", "horizon_years": 5, "has_datacenter": True, "ops_fte": 2.0}
+    answers = make_answers("growth", **(settled | changes))
+    for key in DEMAND:
+        answers.pop(key, None)
+    answers["workloads"] = workloads
+    return answers
+
+
+def decided(answers: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+    checked, errors = answers_validate(answers)
+    assert errors == {}
+    evaluation = answers_evaluate(
+        answers=checked, rulebook=shipped_rulebook(), figures=shipped_figures()
+    )
+    plan = answers_plan(
+        answers=checked,
+        figures=evaluation.figures,
+        excluded=evaluation.result.excluded,
+        outcome=evaluation.result.recommendation,
+    )
+    return evaluation, plan
+
+
+def test_three_workloads_together_own_a_busier_pool_and_cost_less_than_apart():
+    _evaluation, plan = decided(company())
+    alone = [w["alone"]["utilization_pct"] for w in plan["workloads"]]
+    assert plan["pooling"]["owned_gpus"] > 0
+    assert plan["pooled_utilization_pct"] > max(alone)
+    assert plan["pooling"]["together_present_value"] < plan["pooling"]["apart_present_value"]
+    assert plan["pooling"]["saving"] == pytest.approx(
+        plan["pooling"]["apart_present_value"] - plan["pooling"]["together_present_value"],
+        abs=0.01,
+    )
+    # The shares of the plan add up to the plan.
+    shares = sum(w["present_value"] for w in plan["workloads"])
+    assert shares == pytest.approx(plan["chosen_present_value"], rel=1e-6)
+
+
+def test_the_pool_s_demand_stands_in_for_the_answers_own():
+    checked, _errors = answers_validate(company())
+    assert checked["gpus"] == 48 + 64 + 8
+    mean = 48 * 0.9 + 64 * 0.333 + 8 * 0.3
+    pool = Demand(checked["gpus"], checked["base_gpus"], checked["peak_share_pct"] / 100)
+    assert pool.mean == pytest.approx(mean, rel=1e-3)
+    assert checked["workload"] == "mixed"
+
+
+def test_a_workload_whose_data_may_not_leave_runs_on_owned_gpus_only():
+    bound = [*THREE[:2], {**THREE[2], "residency": "all"}]
+    evaluation, plan = decided(company(bound, cloud_provider="cheapest"))
+    research = plan["workloads"][2]
+    assert research["residency"] == "all"
+    assert research["runs"] == "owned"
+    assert research["owned_gpus"] >= research["peak_gpus"]
+    assert research["rented_mean_gpus"] == 0
+    # Decided alone it is never priced in the cloud either.
+    assert research["alone"]["outcome"] != "cloud"
+    assert evaluation.result.recommendation != "cloud"
+
+
+def test_a_workload_is_as_bound_as_the_company():
+    checked, _errors = answers_validate(company(residency="all"))
+    assert {w["residency"] for w in checked["workloads"]} == {"all"}
+    assert checked["residency"] == "all"
+
+
+def test_the_bound_work_comes_first_on_the_owned_gpus():
+    free = Workload("free", "training", "none", Demand(64, 0.0, 0.5))
+    bound = Workload("bound", "training", "all", Demand(8, 2.0, 0.3))
+    placed = {p["name"]: p for p in placement([free, bound], owned=10)}
+    assert placed["bound"]["owned_gpus"] == 8
+    assert placed["free"]["owned_gpus"] == 2
+    assert pooled([free, bound]).peak == 72
+    assert pooled_answers([free, bound])["cloud_share_pct"] == pytest.approx(64 / 72 * 100, 0.01)
+
+
+@pytest.mark.parametrize(
+    ("change", "key", "message"),
+    [
+        ([THREE[0]], "workloads", "2 to 8 workloads"),
+        ([THREE[0], {**THREE[1], "gpus": 0}], "workloads.1.gpus", "greater than or equal to 1"),
+        ([THREE[0], {**THREE[1], "colour": "red"}], "workloads.1.colour", "unknown key"),
+        ([THREE[0], {"name": "x", "utilization_pct": 50}], "workloads.1.gpus", "missing"),
+        ([THREE[0], {**THREE[1], "base_gpus": 80}], "workloads.1.base_gpus", "must not exceed"),
+        ([THREE[0], "training"], "workloads.1", "give an object"),
+    ],
+)
+def test_a_bad_workload_is_named_by_its_place(change, key, message):
+    _checked, errors = answers_validate(company(change))
+    assert message in errors[key]
+
+
+def test_one_workload_has_no_pool():
+    _evaluation, plan = decided(make_answers("growth"))
+    assert plan["workloads"] is None
+    assert plan["pooled_utilization_pct"] is None
+    assert plan["pooling"] is None
+
+
+# --- the API and the pages ----------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_the_api_decides_the_workloads_together_and_the_page_shows_them(client, rules):
+    response = client.post(
+        reverse("decider-api-assessments"),
+        data=json.dumps({"name": "Three teams", "answers": company()}),
+        content_type="application/json",
+    )
+    assert response.status_code == 201, response.content
+    data = response.json()
+    view = client.get(data["view_json_url"]).json()["result"]
+    assert [w["name"] for w in view["plan"]["workloads"]] == ["serving", "training", "research"]
+    assert view["plan"]["pooling"]["saving"] > 0
+    for language, says in (
+        ("en", "Your workloads in one pool"),
+        ("zh-hans", "多个工作负载共用一个资源池"),
+    ):
+        page = client.get(data["view_url"], headers={"Accept-Language": language})
+        text = page.content.decode()
+        assert says in text
+        assert "research" in text
+
+
+@pytest.mark.django_db
+def test_a_what_if_on_the_demand_leaves_the_workloads_behind(client, rules):
+    checked, _errors = answers_validate(company())
+    assessment, edit, _view = make_assessment(answers=checked)
+    services.assessment_score(assessment)
+    assert services.assessment_plan(assessment, currency="USD")["workloads"] is not None
+    trial = services.assessment_what_if(assessment, {**checked, "gpus": checked["gpus"] + 16})
+    # The demand shown is no longer the workloads' pooled one: no per-workload split.
+    assert services.assessment_plan(trial, currency="USD")["workloads"] is None
