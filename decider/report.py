@@ -249,6 +249,7 @@ def _summary_shown(
         ),
         "basis": summary.basis_sentence(basis),
         "provider": summary.provider_sentence(costs, currency),
+        "pooling": summary.pooling_sentence(plan, currency),
         "risks": summary.risks(
             result=result,
             runner_up=runner_up,

@@ -454,6 +454,24 @@ def workloads_summary(plan: Mapping[str, Any], currency: str) -> dict[str, Any] 
     return {"sentence": Text(en=" ", zh="").get(_language()).join(sentences), "rows": rows}
 
 
+def pooling_sentence(plan: Mapping[str, Any], currency: str) -> str | None:
+    """What deciding several workloads together saves, for the summary; None for one."""
+    if not (pooling := plan.get("pooling")) or not plan.get("workloads"):
+        return None
+    values = {
+        "count": len(plan["workloads"]),
+        "amount": money(abs(pooling["saving"]), currency),
+    }
+    if pooling["saving"] >= 0:
+        return (
+            _("Your %(count)s workloads in one pool cost %(amount)s less than decided apart.")
+            % values
+        )
+    return (
+        _("Your %(count)s workloads in one pool cost %(amount)s more than decided apart.") % values
+    )
+
+
 def provider_sentence(costs: Mapping[str, Any], currency: str) -> str | None:
     """Whom the cloud is rented from, against the market's typical price and the runner-up;
     None when it is priced at the market's figures."""

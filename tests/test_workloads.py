@@ -154,6 +154,7 @@ def test_the_api_decides_the_workloads_together_and_the_page_shows_them(client, 
         text = page.content.decode()
         assert says in text
         assert "research" in text
+        assert 'id="summary-pooling"' in text
 
 
 @pytest.mark.django_db
