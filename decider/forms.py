@@ -21,6 +21,8 @@ from django.utils.translation import gettext_lazy as _
 
 from decider.engine import fleet, gpus, markets, odds, questionnaire, sizing
 from decider.engine.figures import ADJUSTABLE_NAMES, FIGURES, Figure
+from decider.engine.workloads import MAX_WORKLOADS
+from decider.engine.workloads import NAME_MAX as WORKLOAD_NAME_MAX
 from decider.formats import month_text
 from decider.models import NAME_MAX_LENGTH
 
@@ -670,3 +672,52 @@ class WorkForm(forms.Form):
 
 def _work_bounds(part: str) -> dict[str, tuple[float, float]]:
     return sizing.TRAINING_INPUTS if part == "training" else sizing.INFERENCE_INPUTS
+
+
+# --- several workloads (engine/workloads.py) --------------------------------------------
+
+WORKLOAD_FIELDS = ("workload", "gpus", "utilization_pct", "demand_shape", "residency")
+
+
+class WorkloadForm(forms.Form):
+    """One workload of several: its name, kind, demand (an average and a shape; the API
+    takes the levels too) and data residency. A row left empty is no workload."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["name"] = forms.CharField(
+            label=gettext("Name"),
+            max_length=WORKLOAD_NAME_MAX,
+            required=False,
+            error_messages={"max_length": gettext("at most %(limit_value)d characters")},
+        )
+        for key in WORKLOAD_FIELDS:
+            question = questionnaire.QUESTIONS[key]
+            field = question_field(question, required=False)
+            field.help_text = ""  # the questions' help is on their steps; a row stays short
+            if isinstance(field, forms.ChoiceField):  # a row of selects, not of radios
+                choices = [("", "—"), *((v, gettext_lazy(t)) for v, t in question.choices)]
+                field.choices = choices
+                field.widget = forms.Select(choices=choices)
+            self.fields[key] = field
+
+    def workload(self) -> dict[str, Any] | None:
+        """The row as the answers' `workloads` item, or None when left empty."""
+        data = {key: value for key, value in self.cleaned_data.items() if value not in (None, "")}
+        if not data:
+            return None
+        return data
+
+
+class BaseWorkloadFormSet(forms.BaseFormSet):
+    def workloads(self) -> list[dict[str, Any]]:
+        return [item for form in self.forms if (item := form.workload()) is not None]
+
+
+WorkloadFormSet = forms.formset_factory(
+    WorkloadForm,
+    formset=BaseWorkloadFormSet,
+    extra=2,
+    max_num=MAX_WORKLOADS,
+    absolute_max=MAX_WORKLOADS,
+)

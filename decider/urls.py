@@ -29,6 +29,7 @@ urlpatterns = [
     # Edit links.
     path("a/<token:token>/step/<slug:slug>/", views.step, name="decider-step"),
     path("a/<token:token>/size/", views.size_work, name="decider-size"),
+    path("a/<token:token>/workloads/", views.workloads, name="decider-workloads"),
     path("a/<token:token>/", views.result, name="decider-result"),
     path("a/<token:token>/what-if/", views.what_if, EDIT, name="decider-edit-what-if"),
     path("a/<token:token>/scenario/", views.save_scenario, EDIT, name="decider-edit-scenario"),

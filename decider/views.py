@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import wraps
 from typing import Any
 
@@ -35,6 +35,7 @@ from decider.engine.figures import Figure
 from decider.engine.markets import CURRENCIES, market_of
 from decider.engine.outcomes import outcome_name
 from decider.engine.text import is_chinese
+from decider.engine.workloads import MAX_WORKLOADS, POOLED_KEYS
 from decider.forms import (
     STEP_FORMS,
     FiguresStepForm,
@@ -42,6 +43,7 @@ from decider.forms import (
     StartForm,
     StepForm,
     WorkForm,
+    WorkloadFormSet,
     speed_rows,
 )
 from decider.models import (
@@ -400,6 +402,102 @@ def size_work(request: HttpRequest, token: str) -> HttpResponse:
             )
             return redirect("decider-step", token=token, slug=step.slug)
     return render(request, "decider/size.html", context)
+
+
+@shared_page
+@require_http_methods(["GET", "POST"])
+def workloads(request: HttpRequest, token: str) -> HttpResponse:
+    """Several workloads decided together (engine/workloads.py): a row each; "use" saves
+    them and their pooled demand on the utilization step, "add" gives another row (no
+    JavaScript needed), "remove" goes back to one demand."""
+    assessment = _get_assessment(token, defer=DRAWN_ONLY)
+    step = questionnaire.STEP_BY_SLUG["utilization"]
+    action = request.POST.get("action")
+    if request.method == "POST" and action == "remove":
+        services.assessment_step_save(
+            assessment, step=step, mine={"workloads": None}, base=None, revision=None
+        )
+        messages.success(request, _("One demand again: change it on this step."))
+        return redirect("decider-step", token=token, slug=step.slug)
+    if request.method != "POST":
+        formset = WorkloadFormSet(initial=_workload_rows(assessment.answers))
+    elif action == "add":
+        data = request.POST.copy()
+        total = int(data.get("form-TOTAL_FORMS") or 0)
+        data["form-TOTAL_FORMS"] = str(min(total + 1, MAX_WORKLOADS))
+        formset = WorkloadFormSet(data)
+    else:
+        formset = WorkloadFormSet(request.POST)
+        if formset.is_valid() and (saved := _workloads_save(assessment, step, formset)):
+            messages.success(request, saved)
+            return redirect("decider-step", token=token, slug=step.slug)
+    context = {
+        "token": token,
+        "assessment": assessment,
+        "formset": formset,
+        "saved": bool(assessment.answers.get("workloads")),
+        "can_add": formset.total_form_count() < MAX_WORKLOADS,
+    }
+    return render(request, "decider/workloads.html", context)
+
+
+def _workload_rows(answers: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The saved workloads as the form's rows; levels given through the API shown as the
+    average and shape they give."""
+    rows = []
+    for item in answers.get("workloads") or []:
+        demand = questionnaire.demand_of(item)
+        rows.append(
+            {
+                "name": item["name"],
+                "workload": item.get("workload"),
+                "residency": item.get("residency"),
+                "gpus": item["gpus"],
+                "utilization_pct": item.get("utilization_pct")
+                or round(demand.utilization * 100, 1),
+                "demand_shape": item.get("demand_shape") or demand.shape(),
+            }
+        )
+    return rows
+
+
+def _workloads_save(assessment: Assessment, step: questionnaire.Step, formset: Any) -> str | None:
+    """The rows checked as the answers' `workloads` and, when they pass, saved with their
+    pooled demand: the message to show; None with each problem put next to its field."""
+    items = formset.workloads()
+    raw = {
+        key: value
+        for key, value in assessment.answers.items()
+        if key not in (*questionnaire.WORKLOAD_DEMAND_KEYS, "workloads", "cloud_share_pct")
+    }
+    checked, errors = questionnaire.answers_validate(
+        {**raw, "workloads": items}, providers=services.provider_keys(raw)
+    )
+    problems = {key: problem for key, problem in errors.items() if key.startswith("workloads")}
+    if problems:
+        filled = [form for form in formset.forms if form.workload() is not None]
+        for key, problem in problems.items():
+            rest = key.partition(".")[2]
+            number, _dot, field = rest.partition(".")
+            form = filled[int(number)] if number.isdigit() and int(number) < len(filled) else None
+            if form is None:
+                formset._non_form_errors = formset.error_class([problem])
+            else:
+                form.add_error(field if field in form.fields else None, problem)
+        return None
+    pooled = {key: checked.get(key) for key in POOLED_KEYS}
+    mine = {**pooled, "utilization_pct": None, "demand_shape": None}
+    services.assessment_step_save(
+        assessment,
+        step=step,
+        mine={**mine, "workloads": checked["workloads"]},
+        base=None,
+        revision=None,
+    )
+    return _("%(count)s workloads in one pool: %(gpus)s GPUs at the peak together.") % {
+        "count": len(items),
+        "gpus": checked["gpus"],
+    }
 
 
 def _step_kept_by(

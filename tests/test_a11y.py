@@ -29,6 +29,7 @@ def page_paths() -> dict[str, str]:
         "result-view-link": f"/v/{lab_view}/",
         "report": f"/a/{lab_edit}/report/",
         "method": "/method/",
+        "workloads": f"/a/{lab_edit}/workloads/",
         "not-found": "/a/no-such-link-at-all-0000/",
         "what-if": f"/v/{lab_view}/what-if/?gpus=300&utilization_pct=90&horizon_years=5"
         "&gpu_hour_on_demand=2.5",

@@ -166,3 +166,86 @@ def test_a_what_if_on_the_demand_leaves_the_workloads_behind(client, rules):
     trial = services.assessment_what_if(assessment, {**checked, "gpus": checked["gpus"] + 16})
     # The demand shown is no longer the workloads' pooled one: no per-workload split.
     assert services.assessment_plan(trial, currency="USD")["workloads"] is None
+
+
+def _rows(*rows: dict[str, Any], total: int | None = None) -> dict[str, Any]:
+    """The workloads page's form data: `rows` filled in, the rest of `total` left empty."""
+    total = total or len(rows) + 1
+    data: dict[str, Any] = {
+        "form-TOTAL_FORMS": str(total),
+        "form-INITIAL_FORMS": "0",
+        "form-MIN_NUM_FORMS": "0",
+        "form-MAX_NUM_FORMS": "8",
+    }
+    for number, row in enumerate(rows):
+        data |= {f"form-{number}-{key}": value for key, value in row.items()}
+    return data
+
+
+WIZARD_ROWS = (
+    {"name": "serving", "workload": "inference", "gpus": "48", "utilization_pct": "90",
+     "demand_shape": "steady", "residency": "none"},
+    {"name": "training", "workload": "training", "gpus": "64", "utilization_pct": "33",
+     "demand_shape": "peaky", "residency": "none"},
+    {"name": "research", "workload": "training", "gpus": "8", "utilization_pct": "30",
+     "demand_shape": "peaky", "residency": "all"},
+)  # fmt: skip
+
+
+@pytest.mark.django_db
+def test_the_wizard_takes_the_workloads_row_by_row_and_pools_them(client, rules):
+    assessment, edit, _view = make_assessment(answers=make_answers("growth"))
+    step = client.get(reverse("decider-step", args=[edit, "utilization"])).content.decode()
+    url = reverse("decider-workloads", args=[edit])
+    assert url in step
+    page = client.get(url)
+    assert page.status_code == 200
+    assert len(page.context["formset"].forms) == 2  # two empty rows to start with
+    response = client.post(url, _rows(*WIZARD_ROWS) | {"action": "use"})
+    assert response.status_code == 302
+    assert response.url == reverse("decider-step", args=[edit, "utilization"])
+    assessment.refresh_from_db()
+    answers = assessment.answers
+    assert [w["name"] for w in answers["workloads"]] == ["serving", "training", "research"]
+    assert answers["gpus"] == 120
+    assert "utilization_pct" not in answers  # the pooled levels stand in for it
+    # The growth persona's data may partly not leave: every workload at least that bound.
+    assert [w["residency"] for w in answers["workloads"]] == ["partial", "partial", "all"]
+    step = client.get(reverse("decider-step", args=[edit, "utilization"])).content.decode()
+    assert "your 3 workloads pooled" in step
+    result = client.get(reverse("decider-result", args=[edit])).content.decode()
+    assert "Your workloads in one pool" in result
+    # Shown again as saved, and taken back to one demand.
+    rows = client.get(url).context["formset"].forms
+    assert rows[2].initial["name"] == "research"
+    response = client.post(url, _rows() | {"action": "remove"})
+    assessment.refresh_from_db()
+    assert "workloads" not in assessment.answers
+    assert assessment.answers["gpus"] == 120  # the pooled demand stays, to change there
+
+
+@pytest.mark.django_db
+def test_a_bad_workload_row_is_named_next_to_its_field_and_nothing_is_saved(client, rules):
+    assessment, edit, _view = make_assessment(answers=make_answers("growth"))
+    url = reverse("decider-workloads", args=[edit])
+    bad = {**WIZARD_ROWS[1], "gpus": "-4"}
+    response = client.post(url, _rows(WIZARD_ROWS[0], bad) | {"action": "use"})
+    assert response.status_code == 200
+    form = response.context["formset"].forms[1]
+    assert "gpus" in form.errors
+    assert 'id="error-summary"' in response.content.decode()
+    one = client.post(url, _rows(WIZARD_ROWS[0]) | {"action": "use"})
+    assert one.status_code == 200
+    assert "2 to 8 workloads" in one.content.decode()
+    assessment.refresh_from_db()
+    assert "workloads" not in assessment.answers
+
+
+@pytest.mark.django_db
+def test_add_a_row_keeps_what_was_typed(client, rules):
+    _assessment, edit, _view = make_assessment(answers=make_answers("growth"))
+    url = reverse("decider-workloads", args=[edit])
+    response = client.post(url, _rows(*WIZARD_ROWS[:2], total=2) | {"action": "add"})
+    forms = response.context["formset"].forms
+    assert len(forms) == 3
+    assert forms[0]["name"].value() == "serving"
