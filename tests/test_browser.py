@@ -168,3 +168,43 @@ def test_a_user_names_whom_to_rent_from_and_the_result_prices_it(
     expect(page.locator("#answers")).to_contain_text("A hyperscaler")
     if javascript:
         assert page.errors == []
+
+
+def _workload_row(page, number: int, name: str, kind: str, gpus: str, pct: str, shape: str):
+    page.locator(f"#id_form-{number}-name").fill(name)
+    page.locator(f"#id_form-{number}-workload").select_option(kind)
+    page.locator(f"#id_form-{number}-gpus").fill(gpus)
+    page.locator(f"#id_form-{number}-utilization_pct").fill(pct)
+    page.locator(f"#id_form-{number}-demand_shape").select_option(shape)
+
+
+@pytest.mark.parametrize("javascript", [True, False])
+def test_a_cto_decides_three_workloads_together(browser, live_server, rules, javascript):
+    page = new_page(browser, javascript=javascript)
+    page.goto(live_server.url)
+    page.get_by_label("Growing company with mixed workloads").check()
+    page.get_by_role("button", name="Start the assessment").click()
+    page.get_by_role("button", name="Next").click()
+    expect(page.get_by_role("heading", name="Utilization and scale")).to_be_visible()
+    page.get_by_role("link", name="Enter each workload").click()
+    expect(page.get_by_role("heading", name="Several workloads")).to_be_visible()
+    _workload_row(page, 0, "serving", "inference", "48", "90", "steady")
+    _workload_row(page, 1, "training", "training", "64", "33", "peaky")
+    page.get_by_role("button", name="Add a row").click()
+    _workload_row(page, 2, "research", "training", "8", "30", "peaky")
+    page.get_by_role("button", name="Use these workloads").click()
+
+    expect(page.get_by_role("heading", name="Utilization and scale")).to_be_visible()
+    expect(page.get_by_label("GPUs needed at peak")).to_have_value("120")
+    expect(page.locator("#workloads-link")).to_contain_text("your 3 workloads pooled")
+    for heading in ("Operations capability", "Data and compliance", "Budget"):
+        page.get_by_role("button", name="Next").click()
+        expect(page.get_by_role("heading", name=heading)).to_be_visible()
+    page.get_by_role("button", name="See the recommendation").click()
+
+    expect(page.locator("#summary-pooling")).to_contain_text("3 workloads in one pool")
+    rows = page.locator("table.workloads tbody tr")
+    expect(rows).to_have_count(3)
+    expect(rows.nth(2)).to_contain_text("research")
+    if javascript:
+        assert page.errors == []
