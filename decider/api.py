@@ -311,6 +311,11 @@ def _workloads_schema() -> dict[str, Any]:
                 "name": {"type": "string", "maxLength": workloads.NAME_MAX},
                 **item,
                 "work": _work_schema(),
+                "separate": {
+                    "type": "boolean",
+                    "description": "Latency-bound serving in another region: a cluster of "
+                    "its own, decided alone, not in the pool.",
+                },
             },
         },
     }

@@ -700,10 +700,18 @@ class WorkloadForm(forms.Form):
                 field.choices = choices
                 field.widget = forms.Select(choices=choices)
             self.fields[key] = field
+        self.fields["separate"] = forms.BooleanField(
+            label=gettext("Latency-bound, in another region: a cluster of its own"),
+            required=False,
+        )
 
     def workload(self) -> dict[str, Any] | None:
         """The row as the answers' `workloads` item, or None when left empty."""
-        data = {key: value for key, value in self.cleaned_data.items() if value not in (None, "")}
+        data = {
+            key: value
+            for key, value in self.cleaned_data.items()
+            if value is not None and value != "" and value is not False
+        }
         if not data:
             return None
         return data

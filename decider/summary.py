@@ -402,6 +402,7 @@ RUNS = {
     "owned": gettext_noop("on the owned GPUs"),
     "owned_and_cloud": gettext_noop("owned GPUs and the cloud"),
     "cloud": gettext_noop("in the cloud"),
+    "apart": gettext_noop("apart, in a region of its own"),
 }
 
 

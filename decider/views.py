@@ -456,6 +456,7 @@ def _workload_rows(answers: Mapping[str, Any]) -> list[dict[str, Any]]:
                 "utilization_pct": item.get("utilization_pct")
                 or round(demand.utilization * 100, 1),
                 "demand_shape": item.get("demand_shape") or demand.shape(),
+                "separate": bool(item.get("separate")),
             }
         )
     return rows

@@ -249,3 +249,51 @@ def test_add_a_row_keeps_what_was_typed(client, rules):
     forms = response.context["formset"].forms
     assert len(forms) == 3
     assert forms[0]["name"].value() == "serving"
+
+
+def test_a_service_in_another_region_is_decided_apart_from_the_pool():
+    abroad = {"name": "serving-eu", "workload": "inference", "gpus": 16,
+              "utilization_pct": 70, "demand_shape": "steady", "separate": True}  # fmt: skip
+    checked, errors = answers_validate(company([*THREE, abroad]))
+    assert errors == {}
+    assert checked["gpus"] == 48 + 64 + 8  # not in the pool
+    _evaluation, plan = decided(company([*THREE, abroad]))
+    eu = plan["workloads"][3]
+    assert eu["name"] == "serving-eu"
+    assert eu["runs"] == "apart"
+    assert eu["present_value"] == eu["alone"]["present_value"]
+    pooled_only = decided(company())[1]["pooling"]
+    pooling = plan["pooling"]
+    # On both sides of the saving, decided alone: the saving is the pool's.
+    assert pooling["saving"] == pytest.approx(pooled_only["saving"], abs=0.02)
+    assert pooling["apart_present_value"] == pytest.approx(
+        pooled_only["apart_present_value"] + eu["alone"]["present_value"], abs=0.02
+    )
+
+
+@pytest.mark.parametrize(
+    ("workloads", "key", "message"),
+    [
+        ([{**w, "separate": True} for w in THREE], "workloads", "at least one workload"),
+        ([THREE[0], {**THREE[1], "separate": "yes"}], "workloads.1.separate", "true or false"),
+    ],
+)
+def test_a_pool_needs_a_workload_in_it(workloads, key, message):
+    _checked, errors = answers_validate(company(workloads))
+    assert message in errors[key]
+
+
+@pytest.mark.django_db
+def test_the_wizard_keeps_a_service_abroad_out_of_the_pool(client, rules):
+    assessment, edit, _view = make_assessment(answers=make_answers("growth"))
+    url = reverse("decider-workloads", args=[edit])
+    abroad = {**WIZARD_ROWS[0], "name": "serving-eu", "gpus": "16", "separate": "on"}
+    response = client.post(url, _rows(*WIZARD_ROWS, abroad) | {"action": "use"})
+    assert response.status_code == 302
+    assessment.refresh_from_db()
+    assert assessment.answers["workloads"][3]["separate"] is True
+    assert "separate" not in assessment.answers["workloads"][0]
+    assert assessment.answers["gpus"] == 120
+    result = client.get(reverse("decider-result", args=[edit])).content.decode()
+    assert "apart, in a region of its own" in result
+    assert client.get(url).context["formset"].forms[3].initial["separate"] is True

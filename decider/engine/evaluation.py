@@ -412,26 +412,51 @@ def pooled_facts(
     if not listed or not pool.hold(answers, listed):
         return {"workloads": None, "pooled_utilization_pct": None, "pooling": None}
     owned = max((stage.get("owned_gpus", 0) for stage in plan.get("chosen", [])), default=0)
+    sharing = pool.members(listed)
     together = _cheapest_allowed(answers, figures, excluded, currency)
-    placed = pool.placement(listed, owned)
-    apart = [_alone(answers, w, figures, currency) for w in listed]
+    placed = pool.placement(sharing, owned)
+    alone = {w.name: _alone(answers, w, figures, currency) for w in listed}
     planned = float(plan.get("chosen_present_value") or together["present_value"])
-    for item, share, alone in zip(placed, pool.cost_shares(placed), apart, strict=True):
+    for item, share in zip(placed, pool.cost_shares(placed), strict=True):
         item["cost_share_pct"] = round(share * 100, 2)
         item["present_value"] = round(planned * share, 2)  # its share of the plan's
-        item["alone"] = alone
-    apart_value = round(sum(alone["present_value"] for alone in apart), 2)
+        item["alone"] = alone[item["name"]]
+    # A workload in a region of its own is decided alone, on both sides of the saving.
+    separate = [_apart(w, alone[w.name]) for w in listed if w.separate]
+    apart_value = round(sum(found["present_value"] for found in alone.values()), 2)
+    together_value = round(together["present_value"] + sum(w["present_value"] for w in separate), 2)
     utilization = pool.utilization(questionnaire.demand_of(answers), owned)
+    order = [w.name for w in listed]
     return {
-        "workloads": placed,
+        "workloads": sorted([*placed, *separate], key=lambda item: order.index(item["name"])),
         "pooled_utilization_pct": None if utilization is None else round(utilization * 100, 1),
         "pooling": {
             "owned_gpus": owned,
             "together_outcome": together["outcome"],
-            "together_present_value": together["present_value"],
+            "together_present_value": together_value,
             "apart_present_value": apart_value,
-            "saving": round(apart_value - together["present_value"], 2),
+            "saving": round(apart_value - together_value, 2),
         },
+    }
+
+
+def _apart(workload: pool.Workload, alone: Mapping[str, Any]) -> dict[str, Any]:
+    """A workload in a region of its own, as the plan lists it: decided alone."""
+    demand = workload.demand
+    owned = alone["owned_gpus"]
+    served = demand.split(owned)[0] if owned else 0.0
+    return {
+        "name": workload.name,
+        "workload": workload.kind,
+        "residency": workload.residency,
+        "peak_gpus": demand.peak,
+        "mean_gpus": round(demand.mean, 2),
+        "runs": "apart",
+        "owned_gpus": owned,
+        "rented_mean_gpus": round(demand.mean - served, 2),
+        "cost_share_pct": None,
+        "present_value": alone["present_value"],
+        "alone": dict(alone),
     }
 
 

@@ -33,7 +33,7 @@ MAX_WORKLOADS = 8
 NAME_MAX = 60
 # The keys of one workload; the rest of the answers are the company's, shared by all.
 DEMAND_KEYS = ("gpus", "utilization_pct", "demand_shape", "base_gpus", "peak_share_pct")
-ITEM_KEYS = ("name", "workload", "residency", *DEMAND_KEYS, "work")
+ITEM_KEYS = ("name", "workload", "residency", *DEMAND_KEYS, "work", "separate")
 # The answers the pool's demand sets (pooled_answers): a workload alone gives its own.
 POOLED_KEYS = (*DEMAND_KEYS, "workload", "residency", "cloud_share_pct")
 RESIDENCY_ORDER = ("none", "partial", "all")
@@ -46,6 +46,8 @@ class Workload:
     kind: str  # training | finetuning | inference | mixed
     residency: str  # none | partial | all
     demand: Demand
+    # Latency-bound serving in another region: a cluster of its own, decided alone.
+    separate: bool = False
 
     @property
     def cloud_share(self) -> float:
@@ -80,8 +82,11 @@ def items_given(
         if not isinstance(name, str) or not name.strip() or len(name) > NAME_MAX:
             errors[f"{where}.name"] = f"give a name of 1 to {NAME_MAX} characters"
             continue
+        if not isinstance(separate := item.get("separate", False), bool):
+            errors[f"{where}.separate"] = "must be true or false"
+            continue
         answers = {key: defaults[key] for key in ("workload", "residency") if key in defaults}
-        answers |= {key: value for key, value in item.items() if key != "name"}
+        answers |= {key: value for key, value in item.items() if key not in ("name", "separate")}
         checked, problems = check(answers)
         if problems:
             errors.update({f"{where}.{key}": problem for key, problem in problems.items()})
@@ -90,7 +95,11 @@ def items_given(
             checked["residency"] = max(
                 checked["residency"], defaults["residency"], key=RESIDENCY_ORDER.index
             )
-        items.append({"name": " ".join(name.split()), **checked})
+        items.append(
+            {"name": " ".join(name.split()), **checked, **({"separate": True} if separate else {})}
+        )
+    if not errors and all(item.get("separate") for item in items):
+        errors["workloads"] = "at least one workload must share the pool (not separate)"
     return items, errors
 
 
@@ -104,9 +113,15 @@ def workloads_of(
             kind=item["workload"],
             residency=item["residency"],
             demand=demand_of(item),
+            separate=bool(item.get("separate")),
         )
         for item in items
     ]
+
+
+def members(workloads: Sequence[Workload]) -> list[Workload]:
+    """The workloads that share the pool (not those in a region of their own)."""
+    return [w for w in workloads if not w.separate]
 
 
 def pooled(workloads: Sequence[Workload]) -> Demand:
@@ -131,7 +146,8 @@ def levels(demand: Demand) -> dict[str, Any]:
 
 def pooled_answers(workloads: Sequence[Workload]) -> dict[str, Any]:
     """The answers' own demand keys for the pool (levels), its kind, its residency and the
-    share of its work that may run in the cloud."""
+    share of its work that may run in the cloud (of the workloads that share it)."""
+    workloads = members(workloads)
     demand = pooled(workloads)
     kinds = {w.kind for w in workloads}
     residencies = {w.residency for w in workloads}
