@@ -676,7 +676,7 @@ def _work_bounds(part: str) -> dict[str, tuple[float, float]]:
 
 # --- several workloads (engine/workloads.py) --------------------------------------------
 
-WORKLOAD_FIELDS = ("workload", "gpus", "utilization_pct", "demand_shape", "residency")
+WORKLOAD_FIELDS = ("workload", "gpus", "utilization_pct", "demand_shape", "residency", "growth_pct")
 
 
 class WorkloadForm(forms.Form):

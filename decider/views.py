@@ -457,6 +457,7 @@ def _workload_rows(answers: Mapping[str, Any]) -> list[dict[str, Any]]:
                 or round(demand.utilization * 100, 1),
                 "demand_shape": item.get("demand_shape") or demand.shape(),
                 "separate": bool(item.get("separate")),
+                "growth_pct": item.get("growth_pct"),
             }
         )
     return rows
@@ -469,7 +470,9 @@ def _workloads_save(assessment: Assessment, step: questionnaire.Step, formset: A
     raw = {
         key: value
         for key, value in assessment.answers.items()
-        if key not in (*questionnaire.WORKLOAD_DEMAND_KEYS, "workloads", "cloud_share_pct")
+        # What the workloads set last time goes: the company's kind and residency stay.
+        if key
+        not in (*questionnaire.WORKLOAD_DEMAND_KEYS, "workloads", "cloud_share_pct", "growth_years")
     }
     checked, errors = questionnaire.answers_validate(
         {**raw, "workloads": items}, providers=services.provider_keys(raw)

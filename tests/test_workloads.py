@@ -297,3 +297,35 @@ def test_the_wizard_keeps_a_service_abroad_out_of_the_pool(client, rules):
     result = client.get(reverse("decider-result", args=[edit])).content.decode()
     assert "apart, in a region of its own" in result
     assert client.get(url).context["formset"].forms[3].initial["separate"] is True
+
+
+def test_each_workload_grows_at_its_own_rate_and_the_pool_with_them():
+    growing = [{**THREE[0], "growth_pct": 50}, THREE[1], THREE[2]]
+    checked, errors = answers_validate(company(growing, growth_pct=10))
+    assert errors == {}
+    years = checked["growth_years"]
+    assert len(years) == 5  # the horizon
+    # Year 2: serving's 48 grown by half, the rest by the company's 10 %.
+    assert years[1]["peak_gpus"] == pytest.approx(48 * 1.5 + (64 + 8) * 1.1, abs=0.01)
+    assert years[0]["peak_gpus"] == 120
+    _evaluation, plan = decided(company(growing, growth_pct=10))
+    assert plan["future"]["years"]  # the plan prices the pool's growth year by year
+    still, _e = answers_validate(company(growth_pct=10))
+    assert "growth_years" not in still  # no workload of its own rate: the company's holds
+    _c, refused = answers_validate(company(growth_years=[{"base_gpus": 1, "peak_gpus": 2}]))
+    assert "instead" in refused["growth_years"]
+
+
+@pytest.mark.django_db
+def test_the_wizard_takes_a_workload_s_own_growth(client, rules):
+    assessment, edit, _view = make_assessment(answers=make_answers("growth"))
+    url = reverse("decider-workloads", args=[edit])
+    rows = [{**WIZARD_ROWS[0], "growth_pct": "40"}, *WIZARD_ROWS[1:]]
+    assert client.post(url, _rows(*rows) | {"action": "use"}).status_code == 302
+    assessment.refresh_from_db()
+    assert assessment.answers["workloads"][0]["growth_pct"] == 40
+    assert len(assessment.answers["growth_years"]) == assessment.answers["horizon_years"]
+    # Saved again without it: the pool's growth years go with it.
+    assert client.post(url, _rows(*WIZARD_ROWS) | {"action": "use"}).status_code == 302
+    assessment.refresh_from_db()
+    assert "growth_years" not in assessment.answers

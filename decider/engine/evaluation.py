@@ -493,6 +493,8 @@ def _alone(
         key: value for key, value in answers.items() if key not in (*pool.POOLED_KEYS, "workloads")
     }
     own |= pool.levels(demand) | {"workload": workload.kind, "residency": workload.residency}
+    if workload.growth_pct is not None:
+        own["growth_pct"] = workload.growth_pct  # its own; the rest grow at the company's
     excluded = ["cloud"] if workload.residency == "all" else []
     found = _cheapest_allowed(own, _figures_used(own, figures), excluded, currency)
     # How busy a cluster of its own, sized for its peak, would be.

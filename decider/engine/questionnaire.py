@@ -907,7 +907,20 @@ def _workloads_validate(
     answers["workloads"] = items
     if "gpus" not in raw:
         # The pool's kind and residency are its workloads' (each as strict as the company).
-        answers.update(pool.pooled_answers(pool.workloads_of(items, demand_of)))
+        listed = pool.workloads_of(items, demand_of)
+        answers.update(pool.pooled_answers(listed))
+        grown = pool.growth_years(
+            listed,
+            company_pct=float(answers.get("growth_pct") or 0.0),
+            years=int(answers.get("horizon_years") or 1),
+        )
+        if "growth_years" in raw:
+            # A pool's base and peak per year cannot be shared out among its workloads.
+            errors["growth_years"] = gettext(
+                "with workloads, give each its growth_pct (or growth_pct for all) instead"
+            )
+        elif grown is not None:
+            answers["growth_years"] = grown
 
 
 def _workload_checked(
@@ -921,7 +934,7 @@ def _workload_checked(
     if problems:
         return {}, {f"work.{key}": problem for key, problem in problems.items()}
     checked: dict[str, Any] = {}
-    for key in ("workload", "residency", *WORKLOAD_DEMAND_KEYS):
+    for key in ("workload", "residency", *WORKLOAD_DEMAND_KEYS, "growth_pct"):
         question = QUESTIONS[key]
         if key not in item:
             needed = key in ("workload", "residency", "gpus") or (

@@ -33,9 +33,10 @@ MAX_WORKLOADS = 8
 NAME_MAX = 60
 # The keys of one workload; the rest of the answers are the company's, shared by all.
 DEMAND_KEYS = ("gpus", "utilization_pct", "demand_shape", "base_gpus", "peak_share_pct")
-ITEM_KEYS = ("name", "workload", "residency", *DEMAND_KEYS, "work", "separate")
+ITEM_KEYS = ("name", "workload", "residency", *DEMAND_KEYS, "growth_pct", "work", "separate")
 # The answers the pool's demand sets (pooled_answers): a workload alone gives its own.
-POOLED_KEYS = (*DEMAND_KEYS, "workload", "residency", "cloud_share_pct")
+POOLED_KEYS = (*DEMAND_KEYS, "workload", "residency", "cloud_share_pct", "growth_years")
+MAX_YEARS = 10  # engine/future.py: the years a growth_years list may give
 RESIDENCY_ORDER = ("none", "partial", "all")
 CLOUD_SHARE = {"none": 1.0, "partial": 0.5, "all": 0.0}
 
@@ -48,6 +49,7 @@ class Workload:
     demand: Demand
     # Latency-bound serving in another region: a cluster of its own, decided alone.
     separate: bool = False
+    growth_pct: float | None = None  # a year, its own (None: the company's)
 
     @property
     def cloud_share(self) -> float:
@@ -114,6 +116,7 @@ def workloads_of(
             residency=item["residency"],
             demand=demand_of(item),
             separate=bool(item.get("separate")),
+            growth_pct=item.get("growth_pct"),
         )
         for item in items
     ]
@@ -164,6 +167,26 @@ def pooled_answers(workloads: Sequence[Workload]) -> dict[str, Any]:
     if residency == "partial":
         answers["cloud_share_pct"] = round(cloud * 100, 2)
     return answers
+
+
+def growth_years(
+    workloads: Sequence[Workload], *, company_pct: float, years: int
+) -> list[dict[str, float]] | None:
+    """The pool's base and peak year by year when a workload grows at its own rate (each
+    other at the company's), as the answers' `growth_years` give them; None when none does."""
+    sharing = members(workloads)
+    if all(w.growth_pct is None for w in sharing):
+        return None
+    rows = []
+    for year in range(min(max(years, 1), MAX_YEARS)):
+        grown = [
+            (w.demand, (1 + (company_pct if w.growth_pct is None else w.growth_pct) / 100) ** year)
+            for w in sharing
+        ]
+        peak = max(sum(d.peak * f for d, f in grown), 1.0)
+        base = min(sum(d.base * f for d, f in grown), peak)
+        rows.append({"base_gpus": round(base, 2), "peak_gpus": round(peak, 2)})
+    return rows
 
 
 def hold(answers: Mapping[str, Any], workloads: Sequence[Workload]) -> bool:
