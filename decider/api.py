@@ -292,8 +292,8 @@ def _answers_document_schema() -> dict[str, Any]:
 def _workloads_schema() -> dict[str, Any]:
     """Several workloads decided together (engine/workloads.py)."""
     questions = questionnaire.QUESTIONS
-    item = {key: _answer_schema(questions[key]) for key in ("workload", "residency")}
-    item |= {key: _answer_schema(questions[key]) for key in workloads.DEMAND_KEYS}
+    item = {key: _answer_schema(questions[key]) for key in workloads.DEFAULTED}
+    item |= {key: _answer_schema(questions[key]) for key in (*workloads.DEMAND_KEYS, "growth_pct")}
     return {
         "type": "array",
         "description": "Several workloads decided together: each with its own demand (as the "

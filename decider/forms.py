@@ -676,7 +676,15 @@ def _work_bounds(part: str) -> dict[str, tuple[float, float]]:
 
 # --- several workloads (engine/workloads.py) --------------------------------------------
 
-WORKLOAD_FIELDS = ("workload", "gpus", "utilization_pct", "demand_shape", "residency", "growth_pct")
+WORKLOAD_FIELDS = (
+    "workload",
+    "gpus",
+    "utilization_pct",
+    "demand_shape",
+    "residency",
+    "latency_critical",
+    "growth_pct",
+)
 
 
 class WorkloadForm(forms.Form):
@@ -696,7 +704,8 @@ class WorkloadForm(forms.Form):
             field = question_field(question, required=False)
             field.help_text = ""  # the questions' help is on their steps; a row stays short
             if isinstance(field, forms.ChoiceField):  # a row of selects, not of radios
-                choices = [("", "—"), *((v, gettext_lazy(t)) for v, t in question.choices)]
+                given = questionnaire.YES_NO if question.kind == "bool" else question.choices
+                choices = [("", "—"), *((v, gettext_lazy(t)) for v, t in given)]
                 field.choices = choices
                 field.widget = forms.Select(choices=choices)
             self.fields[key] = field
@@ -707,11 +716,9 @@ class WorkloadForm(forms.Form):
 
     def workload(self) -> dict[str, Any] | None:
         """The row as the answers' `workloads` item, or None when left empty."""
-        data = {
-            key: value
-            for key, value in self.cleaned_data.items()
-            if value is not None and value != "" and value is not False
-        }
+        data = {key: value for key, value in self.cleaned_data.items() if value not in (None, "")}
+        if not data.get("separate"):
+            data.pop("separate", None)  # unticked: pooled, as an item says by leaving it out
         if not data:
             return None
         return data

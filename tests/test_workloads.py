@@ -329,3 +329,24 @@ def test_the_wizard_takes_a_workload_s_own_growth(client, rules):
     assert client.post(url, _rows(*WIZARD_ROWS) | {"action": "use"}).status_code == 302
     assessment.refresh_from_db()
     assert "growth_years" not in assessment.answers
+
+
+def test_a_latency_bound_workload_makes_the_pool_s_latency_need():
+    bound = [{**THREE[0], "latency_critical": True}, THREE[1], THREE[2]]
+    checked, errors = answers_validate(company(bound, latency_critical=False))
+    assert errors == {}
+    assert checked["latency_critical"] is True
+    plain, _errors = answers_validate(company(latency_critical=False))
+    assert plain["latency_critical"] is False
+    assert [w["latency_critical"] for w in checked["workloads"]] == [True, False, False]
+
+
+@pytest.mark.django_db
+def test_the_wizard_takes_a_workload_s_latency_need(client, rules):
+    assessment, edit, _view = make_assessment(answers=make_answers("growth"))
+    url = reverse("decider-workloads", args=[edit])
+    rows = [{**WIZARD_ROWS[0], "latency_critical": "true"}, *WIZARD_ROWS[1:]]
+    assert client.post(url, _rows(*rows) | {"action": "use"}).status_code == 302
+    assessment.refresh_from_db()
+    assert assessment.answers["latency_critical"] is True
+    assert client.get(url).context["formset"].forms[0].initial["latency_critical"] == "true"

@@ -492,7 +492,11 @@ def _alone(
     own = {
         key: value for key, value in answers.items() if key not in (*pool.POOLED_KEYS, "workloads")
     }
-    own |= pool.levels(demand) | {"workload": workload.kind, "residency": workload.residency}
+    own |= pool.levels(demand) | {
+        "workload": workload.kind,
+        "residency": workload.residency,
+        "latency_critical": workload.latency_critical,
+    }
     if workload.growth_pct is not None:
         own["growth_pct"] = workload.growth_pct  # its own; the rest grow at the company's
     excluded = ["cloud"] if workload.residency == "all" else []

@@ -934,7 +934,7 @@ def _workload_checked(
     if problems:
         return {}, {f"work.{key}": problem for key, problem in problems.items()}
     checked: dict[str, Any] = {}
-    for key in ("workload", "residency", *WORKLOAD_DEMAND_KEYS, "growth_pct"):
+    for key in ("workload", "residency", "latency_critical", *WORKLOAD_DEMAND_KEYS, "growth_pct"):
         question = QUESTIONS[key]
         if key not in item:
             needed = key in ("workload", "residency", "gpus") or (

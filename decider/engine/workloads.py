@@ -33,9 +33,20 @@ MAX_WORKLOADS = 8
 NAME_MAX = 60
 # The keys of one workload; the rest of the answers are the company's, shared by all.
 DEMAND_KEYS = ("gpus", "utilization_pct", "demand_shape", "base_gpus", "peak_share_pct")
-ITEM_KEYS = ("name", "workload", "residency", *DEMAND_KEYS, "growth_pct", "work", "separate")
+ITEM_KEYS = (
+    "name",
+    "workload",
+    "residency",
+    "latency_critical",
+    *DEMAND_KEYS,
+    "growth_pct",
+    "work",
+    "separate",
+)
+# The company's answers a workload takes unless it gives its own.
+DEFAULTED = ("workload", "residency", "latency_critical")
 # The answers the pool's demand sets (pooled_answers): a workload alone gives its own.
-POOLED_KEYS = (*DEMAND_KEYS, "workload", "residency", "cloud_share_pct", "growth_years")
+POOLED_KEYS = (*DEMAND_KEYS, *DEFAULTED, "cloud_share_pct", "growth_years")
 MAX_YEARS = 10  # engine/future.py: the years a growth_years list may give
 RESIDENCY_ORDER = ("none", "partial", "all")
 CLOUD_SHARE = {"none": 1.0, "partial": 0.5, "all": 0.0}
@@ -50,6 +61,7 @@ class Workload:
     # Latency-bound serving in another region: a cluster of its own, decided alone.
     separate: bool = False
     growth_pct: float | None = None  # a year, its own (None: the company's)
+    latency_critical: bool = False
 
     @property
     def cloud_share(self) -> float:
@@ -87,7 +99,7 @@ def items_given(
         if not isinstance(separate := item.get("separate", False), bool):
             errors[f"{where}.separate"] = "must be true or false"
             continue
-        answers = {key: defaults[key] for key in ("workload", "residency") if key in defaults}
+        answers = {key: defaults[key] for key in DEFAULTED if key in defaults}
         answers |= {key: value for key, value in item.items() if key not in ("name", "separate")}
         checked, problems = check(answers)
         if problems:
@@ -117,6 +129,7 @@ def workloads_of(
             demand=demand_of(item),
             separate=bool(item.get("separate")),
             growth_pct=item.get("growth_pct"),
+            latency_critical=bool(item.get("latency_critical")),
         )
         for item in items
     ]
@@ -163,6 +176,8 @@ def pooled_answers(workloads: Sequence[Workload]) -> dict[str, Any]:
         **levels(demand),
         "workload": kinds.pop() if len(kinds) == 1 else "mixed",
         "residency": residency,
+        # Latency-bound serving in the pool makes the pool's latency need.
+        "latency_critical": any(w.latency_critical for w in workloads),
     }
     if residency == "partial":
         answers["cloud_share_pct"] = round(cloud * 100, 2)
