@@ -83,10 +83,35 @@ class Item:
     detail: str
 
 
+# What a build's wait is filled with, by the data residency answer: no item sends data that
+# may not leave to the cloud (the key is the text the item has without a residency rule).
+BUILD_WAIT = ITEMS[2][2]
+BUILD_WAIT_BY_RESIDENCY = {
+    "partial": gettext_noop(
+        "Hardware selection, procurement approval, racking, networking and driver "
+        "work usually take weeks or months; meanwhile keep the work whose data may leave "
+        "running in the cloud, and plan the rest for when the hardware is racked."
+    ),
+    "all": gettext_noop(
+        "Hardware selection, procurement approval, racking, networking and driver "
+        "work usually take weeks or months; the data may not leave, so the work waits for "
+        "the hardware: plan the first jobs for when it is racked, on servers you have now "
+        "where they can take them."
+    ),
+}
+
+
 def checklist_for(
     recommendation: str | None, answers: Mapping[str, Any], migration: Mapping[str, Any] | None
 ) -> list[Item]:
-    fitting = [Item(_(title), _(detail)) for fits, title, detail in ITEMS if recommendation in fits]
+    residency = answers.get("residency", "none")
+    fitting = [
+        Item(_(title), _(BUILD_WAIT_BY_RESIDENCY.get(residency, detail)))
+        if detail == BUILD_WAIT
+        else Item(_(title), _(detail))
+        for fits, title, detail in ITEMS
+        if recommendation in fits
+    ]
     return [_data_item(answers, migration), *fitting]
 
 

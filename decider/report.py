@@ -262,6 +262,7 @@ def _summary_shown(
             costs=costs,
             start=scored,
             first_owned=_first_owned(plan) if basis else None,
+            residency=assessment.answers.get("residency", "none"),
         ),
         "price_dates": summary.price_dates(costs),
         "scored": scored,

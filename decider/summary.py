@@ -844,10 +844,13 @@ def next_steps(
     costs: Mapping[str, Any],
     start: datetime.date,
     first_owned: int | None = None,
+    residency: str = "none",
 ) -> list[NextStep]:
     """Concrete actions with dates, for the recommended option. `first_owned`: the GPUs the
     plan's first stage owns, when the verdict read the plan (demand that grows): those are
-    what to get quotes for, and the tables' commitment is not the plan's."""
+    what to get quotes for, and the tables' commitment is not the plan's. `residency`: the
+    data residency answer, which no step may contradict (data that may not leave is never
+    sent to rented GPUs)."""
     owned = {"onprem": costs["demand"]["peak_gpus"], "hybrid": costs["hybrid_owned_gpus"]}.get(
         recommendation or ""
     )
@@ -857,7 +860,7 @@ def next_steps(
         *_hiring_steps(recommendation, costs, start, owned=owned),
         *_hardware_steps(costs, start, owned=owned),
         *_renting_steps(recommendation, costs, start, plan_read=first_owned is not None),
-        *_buying_pilot_steps(recommendation, costs, start),
+        *_buying_pilot_steps(recommendation, costs, start, residency=residency),
         NextStep(
             _("Score this assessment again with the quotes you receive."),
             _weeks_after(start, 8),
@@ -969,21 +972,31 @@ def _renting_steps(
 
 
 def _buying_pilot_steps(
-    recommendation: str | None, costs: Mapping[str, Any], start: datetime.date
+    recommendation: str | None, costs: Mapping[str, Any], start: datetime.date, *, residency: str
 ) -> list[NextStep]:
-    """A pilot on rented GPUs to confirm the utilization before buying, when owning."""
+    """A pilot to confirm the utilization before buying, when owning: on rented GPUs when
+    the data may go there, else on a vendor's evaluation system on the premises."""
     if recommendation != "onprem":
         return []
-    return [
-        NextStep(
-            _(
-                "Run a four-week pilot of your heaviest job on rented GPUs of the same "
-                "model to confirm the %(pct)s %% utilization before you buy."
-            )
-            % {"pct": f"{costs['demand']['utilization_pct']:.0f}"},
-            _weeks_after(start, 4),
+    values = {"pct": f"{costs['demand']['utilization_pct']:.0f}"}
+    if residency == "all":
+        text = _(
+            "Run a four-week proof of concept of your heaviest job on a vendor's loan or "
+            "evaluation system on your own premises, to confirm the %(pct)s %% utilization "
+            "before you buy."
         )
-    ]
+    elif residency == "partial":
+        text = _(
+            "Run a four-week pilot of your heaviest job whose data may leave on rented GPUs of "
+            "the same model, to confirm the %(pct)s %% utilization before you buy; the rest "
+            "on a vendor's evaluation system on your premises."
+        )
+    else:
+        text = _(
+            "Run a four-week pilot of your heaviest job on rented GPUs of the same "
+            "model to confirm the %(pct)s %% utilization before you buy."
+        )
+    return [NextStep(text % values, _weeks_after(start, 4))]
 
 
 def price_dates(costs: Mapping[str, Any]) -> tuple[str, str] | None:

@@ -1,0 +1,56 @@
+"""Advice that obeys the answers: no next step, checklist item or risk proposes what a hard
+constraint rules out (issue 34). Every shipped persona, every residency answer, both
+languages, as the result page shows them."""
+
+from __future__ import annotations
+
+import re
+from html import unescape
+
+import pytest
+from django.urls import reverse
+
+from decider import services
+from decider.personas import PRESETS
+from tests.factories import make_answers, make_assessment
+
+pytestmark = pytest.mark.django_db
+
+# Words that send work to rented GPUs, in either language (an untranslated English line on a
+# Chinese page is caught too).
+RENTING = re.compile(
+    r"\brent(ed|ing|s)?\b|\bcloud\b|\bprovider|租用|云上|云厂商|公有云|上云", re.IGNORECASE
+)
+OLD_WAIT = {"en": "keep running in the cloud meanwhile", "zh-hans": "在此期间可继续使用云上资源"}
+
+
+def advice(page: str) -> list[str]:
+    """The next steps, the checklist and the risks, as text."""
+    found = []
+    for css in ("next-steps", "checklist", "risks"):
+        for block in re.findall(rf'<ol class="{css}">(.*?)</ol>', page, re.S):
+            found += [
+                unescape(re.sub(r"<[^>]+>", "", item)).strip()
+                for item in re.findall(r"<li>(.*?)</li>", block, re.S)
+            ]
+    return found
+
+
+@pytest.mark.parametrize("language", ["en", "zh-hans"])
+@pytest.mark.parametrize("residency", ["none", "partial", "all"])
+@pytest.mark.parametrize("persona", list(PRESETS))
+def test_no_advice_contradicts_the_data_residency(client, rules, persona, residency, language):
+    answers = make_answers(persona, residency=residency)
+    answers.pop("cloud_share_pct", None)
+    assessment, edit, _view = make_assessment(answers=answers)
+    services.assessment_score(assessment)
+    page = client.get(
+        reverse("decider-result", args=[edit]), headers={"Accept-Language": language}
+    ).content.decode()
+    said = advice(page)
+    assert said, "the page shows next steps and a checklist"
+    if residency != "none":  # the build's wait is not filled with all the work in the cloud
+        assert not any(OLD_WAIT[language] in line for line in said)
+    if residency == "all":
+        contradicting = [line for line in said if RENTING.search(line)]
+        assert contradicting == [], (assessment.recommendation, contradicting)
