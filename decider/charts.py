@@ -12,7 +12,7 @@ import textwrap
 from dataclasses import dataclass
 from typing import Any
 
-from django.utils.translation import get_language
+from django.utils.translation import get_language, ngettext
 from django.utils.translation import gettext as _
 
 from decider import numbers
@@ -502,7 +502,12 @@ def plan_sentence(plan: dict) -> str:
             "cloud only is the plan."
         )
     steps = _("; then ").join(
-        _("%(gpus)s GPUs from month %(month)s") % {"gpus": s["owned_gpus"], "month": s["month"]}
+        ngettext(
+            "%(gpus)s GPU from month %(month)s",
+            "%(gpus)s GPUs from month %(month)s",
+            s["owned_gpus"],
+        )
+        % {"gpus": s["owned_gpus"], "month": s["month"]}
         for s in stages
     )
     if plan.get("chosen_plan") == "cloud_only":

@@ -15,7 +15,7 @@ from django.http import HttpRequest, QueryDict
 from django.shortcuts import render
 from django.urls import reverse
 from django.utils import timezone, translation
-from django.utils.translation import get_language, gettext_noop
+from django.utils.translation import get_language, gettext_noop, ngettext
 from django.utils.translation import gettext as _
 
 from decider import caching, formats, summary
@@ -285,15 +285,17 @@ def _total_rows(costs: Mapping[str, Any]) -> list[dict[str, Any]]:
         if costs.get("demand_grows") and key in ("hybrid", "cloud_committed"):
             label = f"{label} ({summary.option_detail(costs, key)})"
         elif key == "hybrid":
-            label = _("%(label)s (own %(gpus)s GPUs)") % {
-                "label": label,
-                "gpus": costs["hybrid_owned_gpus"],
-            }
+            label = ngettext(
+                "%(label)s (own %(gpus)s GPU)",
+                "%(label)s (own %(gpus)s GPUs)",
+                costs["hybrid_owned_gpus"],
+            ) % {"label": label, "gpus": costs["hybrid_owned_gpus"]}
         elif key == "cloud_committed":
-            label = _("%(label)s (%(gpus)s GPUs committed)") % {
-                "label": label,
-                "gpus": costs["cloud_committed_gpus"],
-            }
+            label = ngettext(
+                "%(label)s (%(gpus)s GPU committed)",
+                "%(label)s (%(gpus)s GPUs committed)",
+                costs["cloud_committed_gpus"],
+            ) % {"label": label, "gpus": costs["cloud_committed_gpus"]}
         rows.append(
             {
                 "key": key,

@@ -104,11 +104,13 @@ def option_detail(costs: Mapping[str, Any], key: str) -> str:
     if key == "hybrid":
         if grows:
             return _("owns in stages, as the plan")
-        return _("owns %(gpus)s GPUs") % {"gpus": costs["hybrid_owned_gpus"]}
+        gpus = costs["hybrid_owned_gpus"]
+        return ngettext("owns %(gpus)s GPU", "owns %(gpus)s GPUs", gpus) % {"gpus": gpus}
     if key == "cloud_committed":
         if grows:
             return _("committed as demand grows")
-        return _("%(gpus)s GPUs committed") % {"gpus": costs["cloud_committed_gpus"]}
+        gpus = costs["cloud_committed_gpus"]
+        return ngettext("%(gpus)s GPU committed", "%(gpus)s GPUs committed", gpus) % {"gpus": gpus}
     return ""
 
 
@@ -272,7 +274,11 @@ def plan_stages(plan: Mapping[str, Any]) -> list[str]:
     currency = plan["currency"]
     lines = []
     for stage in plan["stages"]:
-        when = _("Month %(month)s (ordered in month %(ordered)s): own %(gpus)s GPUs.") % {
+        when = ngettext(
+            "Month %(month)s (ordered in month %(ordered)s): own %(gpus)s GPU.",
+            "Month %(month)s (ordered in month %(ordered)s): own %(gpus)s GPUs.",
+            stage["owned_gpus"],
+        ) % {
             "month": stage["month"],
             "ordered": stage["order_month"],
             "gpus": stage["owned_gpus"],
@@ -944,9 +950,12 @@ def _renting_steps(
     if committed:
         steps.append(
             NextStep(
-                _(
+                ngettext(
                     "Ask two or three providers for 1- and 3-year prices on a commitment "
-                    "of %(gpus)s GPUs; rent the rest on demand."
+                    "of %(gpus)s GPU; rent the rest on demand.",
+                    "Ask two or three providers for 1- and 3-year prices on a commitment "
+                    "of %(gpus)s GPUs; rent the rest on demand.",
+                    committed,
                 )
                 % {"gpus": committed},
                 _weeks_after(start, 4),

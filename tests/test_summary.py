@@ -243,3 +243,14 @@ def test_risks_speak_of_the_option_recommended():
         )
     # The full cluster's hires are not the hybrid's.
     assert not [s for s in steps if f"{growth.costs['onprem_hires_fte']:g} FTE" in s.text]
+
+
+@pytest.mark.parametrize(("gpus", "said"), [(1, "1 GPU committed"), (3, "3 GPUs committed")])
+def test_a_count_of_one_gpu_is_singular(gpus, said):
+    costs = {"cloud_committed_gpus": gpus, "hybrid_owned_gpus": gpus}
+    assert summary.option_detail(costs, "cloud_committed") == said
+    assert summary.option_detail(costs, "hybrid") == f"owns {said.split()[0]} " + (
+        "GPU" if gpus == 1 else "GPUs"
+    )
+    with override("zh-hans"):
+        assert summary.option_detail(costs, "cloud_committed") == f"承诺 {gpus} 张 GPU"
