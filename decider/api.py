@@ -519,7 +519,9 @@ def _result_schema() -> dict[str, Any]:
                 "option; else {outcome, cheapest, amount, pct, currency, horizon_months, "
                 "overridden, answers [{criterion, label, answer, points, overrides_cost}]}: "
                 "what the headline costs over the cheapest in present value, and the answers "
-                "that carry it.",
+                "that carry it. `constraint_cost`: null unless an option the constraints rule "
+                "out is cheaper than every allowed one; else {outcome, instead, amount, pct, "
+                "currency, horizon_months, constraint, reason}: what the constraint costs.",
             },
         },
     }

@@ -247,6 +247,13 @@ def _summary_shown(
             ),
             currency,
         ),
+        "constraint_cost": summary.constraint_cost_sentence(
+            verdict.constraint_cost_localized(
+                verdict.constraint_cost(result, costs, derived=assessment.derived or {}),
+                language,
+            ),
+            currency,
+        ),
         "basis": summary.basis_sentence(basis),
         "provider": summary.provider_sentence(costs, currency),
         "pooling": summary.pooling_sentence(plan, currency),

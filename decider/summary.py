@@ -519,6 +519,24 @@ def provider_name(provider: Mapping[str, Any], language: str) -> str:
     return provider["name"]
 
 
+def constraint_cost_sentence(found: Mapping[str, Any] | None, currency: str) -> str | None:
+    """What the hard constraints cost, when an option they rule out is cheaper (its
+    `constraint_cost_localized` shape); None otherwise."""
+    if not found:
+        return None
+    return _(
+        "%(constraint)s That rules out %(outcome)s, which would cost %(amount)s (%(pct)s) less "
+        "than %(instead)s over %(months)s months in present value."
+    ) % {
+        "constraint": found["constraint"],
+        "outcome": outcome_name(found["outcome"]),
+        "instead": outcome_name(found["instead"]),
+        "amount": money(found["amount"], currency),
+        "pct": _pct(found["pct"] / 100) if found["pct"] is not None else "?",
+        "months": found["horizon_months"],
+    }
+
+
 def extra_cost_sentence(extra: Mapping[str, Any] | None, currency: str) -> str | None:
     """When the headline is not the cheapest allowed option: what it costs extra, and the
     answers that carry it (engine/verdict.py); None when it is the cheapest."""

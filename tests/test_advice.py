@@ -4,6 +4,7 @@ languages, as the result page shows them."""
 
 from __future__ import annotations
 
+import json
 import re
 from html import unescape
 
@@ -54,3 +55,42 @@ def test_no_advice_contradicts_the_data_residency(client, rules, persona, reside
     if residency == "all":
         contradicting = [line for line in said if RENTING.search(line)]
         assert contradicting == [], (assessment.recommendation, contradicting)
+
+
+# --- what a constraint costs ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("language", "says"),
+    [("en", "That rules out Cloud GPU platform"), ("zh-hans", "因此排除了")],
+)
+def test_the_summary_says_what_keeping_the_data_on_premises_costs(client, rules, language, says):
+    assessment, edit, _view = make_assessment(answers=make_answers("startup", residency="all"))
+    services.assessment_score(assessment)
+    page = client.get(
+        reverse("decider-result", args=[edit]), headers={"Accept-Language": language}
+    ).content.decode()
+    assert 'id="constraint-cost"' in page
+    assert says in unescape(page)
+
+
+def test_the_json_gives_the_constraint_and_its_cost(client, rules):
+    created = client.post(
+        reverse("decider-api-assessments"),
+        data=json.dumps({"answers": make_answers("startup", residency="all")}),
+        content_type="application/json",
+    ).json()
+    found = created["result"]["summary"]["constraint_cost"]
+    assert found["outcome"] == "cloud"
+    assert found["instead"] == created["result"]["recommendation"]
+    assert found["amount"] > 0
+    assert found["constraint"].startswith("All training data")
+    costs = created["result"]["costs"]["present_value"]
+    cloud = min(costs[k] for k in ("cloud_on_demand", "cloud_reserved", "cloud_committed"))
+    assert found["amount"] == pytest.approx(costs["onprem"] - cloud, abs=0.02)
+    free = client.post(
+        reverse("decider-api-assessments"),
+        data=json.dumps({"answers": make_answers("startup", residency="none")}),
+        content_type="application/json",
+    ).json()
+    assert free["result"]["summary"]["constraint_cost"] is None

@@ -22,6 +22,7 @@ Plain data in and out, like the rest of the engine.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -202,6 +203,51 @@ def _carriers(
     ]
 
 
+def constraint_cost(
+    result: scoring.Result, costs: Mapping[str, Any], *, derived: Mapping[str, Any]
+) -> dict[str, Any] | None:
+    """What the hard constraints cost: the cheapest outcome they rule out against the
+    cheapest they allow, when it is cheaper (present values over the horizon); None when
+    nothing ruled out is cheaper. A hybrid left out because it is a pure option (the cost
+    model's, `derived`) is no constraint."""
+    present = cost_model.outcome_amounts(costs["present_value"], costs.get("hybrid_reduces_to"))
+    not_constraints = set(derived.get(scoring.COST_EXCLUDES) or {})
+    ruled_out = [
+        o for o in cost_model.TIE_ORDER if o in result.excluded and o not in not_constraints
+    ]
+    allowed = [o for o in cost_model.TIE_ORDER if o not in result.excluded]
+    if not ruled_out or not allowed:
+        return None
+    cheapest_out = min(ruled_out, key=lambda o: float(present[o]))
+    instead = min(allowed, key=lambda o: float(present[o]))
+    amount = float(present[instead]) - float(present[cheapest_out])
+    if amount <= 0:
+        return None
+    return {
+        "outcome": cheapest_out,
+        "instead": instead,
+        "amount": round(amount, 2),
+        "pct": round(amount / float(present[cheapest_out]) * 100, 1)
+        if present[cheapest_out]
+        else None,
+        "currency": costs["currency"],
+        "horizon_months": costs["horizon_months"],
+        "reason": result.excluded[cheapest_out].as_dict(),
+    }
+
+
+def constraint_cost_localized(
+    found: Mapping[str, Any] | None, language: str
+) -> dict[str, Any] | None:
+    """`constraint_cost` in one language: the reason, and the constraint (its first
+    sentence)."""
+    if found is None:
+        return None
+    reason = Text.from_dict(found["reason"]).get(language)
+    first = re.split(r"(?<=[.。])\s*", reason, maxsplit=1)[0]
+    return {**found, "reason": reason, "constraint": first}
+
+
 def extra_cost_localized(extra: Mapping[str, Any] | None, language: str) -> dict[str, Any] | None:
     """`extra_cost` with its labels in one language (the shape `decide` and the API print)."""
     if extra is None:
@@ -231,7 +277,7 @@ def result_money(
     """What `decide` and the API add to a result about the verdict and the money: `costs`
     with `verdict_probability` (a copy: a kept result is never changed), and, when demand
     grows, the verdict's gap and odds read off the plan (`verdict_basis`: "plan", with the
-    plans' `verdict_present_value`); and `summary` with `extra_cost`."""
+    plans' `verdict_present_value`); and `summary` with `extra_cost` and `constraint_cost`."""
     basis = result_basis(result, plan)
     shown = {**costs, "verdict_probability": verdict_probability(costs, odds)}
     shown["verdict_basis"] = "costs"
@@ -249,6 +295,9 @@ def result_money(
         "summary": {
             "extra_cost": extra_cost_localized(
                 extra_cost(result, costs, overriding=overriding, basis=basis), language
-            )
+            ),
+            "constraint_cost": constraint_cost_localized(
+                constraint_cost(result, costs, derived=derived), language
+            ),
         },
     }
