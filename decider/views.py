@@ -16,7 +16,9 @@ from django.http import (
     JsonResponse,
 )
 from django.shortcuts import redirect, render
+from django.template.response import SimpleTemplateResponse
 from django.urls import reverse
+from django.utils import translation
 from django.utils.cache import patch_vary_headers
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import get_language
@@ -743,8 +745,29 @@ def _result_page(
     return render(request, "decider/result.html", context | (extra or {}))
 
 
+def in_language_asked(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """A report link sent on opens as it was sent: `?lang=` (a language the app speaks)
+    wins over the reader's browser; `?currency=` does already (currency_of)."""
+
+    @wraps(view)
+    def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        asked = request.GET.get("lang", "")
+        if asked not in dict(settings.LANGUAGES):
+            return view(request, *args, **kwargs)
+        with translation.override(asked):
+            request.LANGUAGE_CODE = asked
+            response = view(request, *args, **kwargs)
+            # A template response renders later: it must render in the language asked.
+            if isinstance(response, SimpleTemplateResponse) and not response.is_rendered:
+                response.render()
+            return response
+
+    return wrapper
+
+
 @shared_page
 @require_GET
+@in_language_asked
 @scored_link(defer=DRAWN_ONLY)
 def printable(request: HttpRequest, assessment: Assessment, token: str, kind: str) -> HttpResponse:
     key = caching.scored_key(assessment, currency_of(request))
@@ -769,6 +792,7 @@ def printable(request: HttpRequest, assessment: Assessment, token: str, kind: st
 
 @shared_page
 @require_GET
+@in_language_asked
 @scored_link(defer=DRAWN_ONLY)  # a worker prints the PDF and reads the result itself
 def report_pdf(
     request: HtmxHttpRequest, assessment: Assessment, token: str, kind: str

@@ -1,6 +1,7 @@
 """The printable report and its PDF."""
 
 import io
+import re
 import unicodedata
 
 import pypdf
@@ -187,3 +188,57 @@ def test_a_page_without_the_reports_scripts_is_loaded_afresh(shared):
     _pages, text = _pdf_text(pdf.html_to_pdf(report))
     assert "Board pack 2027" in " ".join(text.split())
     assert pdf.printer.loads == loads + 2  # each loaded into a page of its own
+
+
+# --- a report link sent on opens as it was sent (issue 34) ----------------------------------
+
+
+@pytest.mark.django_db
+def test_the_result_page_s_report_links_carry_its_language_and_currency(client, rules):
+    _assessment, edit, _view = make_assessment()
+    page = client.get(
+        reverse("decider-result", args=[edit]) + "?currency=CNY",
+        headers={"Accept-Language": "zh-hans"},
+    ).content.decode()
+    report_link = re.search(r'href="([^"]+)" id="report-link"', page).group(1)
+    pdf_link = re.search(r'href="([^"]+)" id="pdf-link"', page).group(1)
+    for link in (report_link, pdf_link):
+        assert "lang=zh-hans&amp;currency=CNY" in link
+
+
+@pytest.mark.django_db
+def test_a_report_link_opens_in_its_language_whatever_the_reader_s_browser_asks(client, rules):
+    _assessment, _edit, view = make_assessment()
+    url = reverse("decider-view-report", args=[view])
+    chinese = client.get(url + "?lang=zh-hans&currency=CNY", headers={"Accept-Language": "en"})
+    text = chinese.content.decode()
+    assert '<html lang="zh-Hans">' in text
+    assert "决策摘要" in text and "¥" in text
+    # The PDF links on it keep the language.
+    assert "lang=zh-hans" in text
+    english = client.get(url + "?lang=en", headers={"Accept-Language": "zh-hans"}).content
+    assert b'<html lang="en">' in english
+    # A language the app does not speak is the reader's own.
+    other = client.get(url + "?lang=fr", headers={"Accept-Language": "en"}).content
+    assert b'<html lang="en">' in other
+
+
+@pytest.mark.django_db
+def test_a_pdf_link_prints_in_its_language_whatever_the_reader_s_browser_asks(
+    client, rules, monkeypatch
+):
+    from decider import pdf
+
+    printed = []
+
+    def fake(html, **kwargs):
+        printed.append(html)
+        return b"%PDF-1.4 fake"
+
+    monkeypatch.setattr(pdf, "html_to_pdf", fake)
+    _assessment, _edit, view = make_assessment()
+    url = reverse("decider-view-pdf", args=[view]) + "?lang=zh-hans&currency=CNY"
+    response = client.get(url, headers={"Accept-Language": "en", "Accept": "application/pdf"})
+    assert response.status_code == 200
+    assert '<html lang="zh-Hans">' in printed[0]
+    assert "¥" in printed[0].split("<body", 1)[1]
