@@ -651,6 +651,10 @@ def generation_summary(
         "worth_rows": generation["worth"],
         "model": model,
         "successor": successor,
+        # Named as the registry dates it: "next" only for a model not shipping yet.
+        "heading": _("This generation or the next?")
+        if generation["ships_month"]
+        else _("%(model)s or the newer %(successor)s?") % {"model": model, "successor": successor},
     }
 
 

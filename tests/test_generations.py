@@ -181,7 +181,9 @@ def test_the_result_page_and_the_report_answer_this_generation_or_the_next(clien
     # An inference service on 32 H100s: the B200 serves three times as fast.
     _assessment, edit, _view = make_assessment(answers=make_answers("inference"))
     page = client.get(reverse("decider-result", args=[edit])).content.decode()
-    assert "This generation or the next?" in page and 'id="generation-sentence"' in page
+    # The B200 ships now: the newer generation, not the next one.
+    assert "NVIDIA H100 or the newer NVIDIA B200?" in page and 'id="generation-sentence"' in page
+    assert "This generation or the next?" not in page
     # B200s rent for less than H100s per unit of this work: renting them beats owning either.
     assert "Neither: renting throughout, on whichever generation does the work for less" in page
     assert "Rent throughout, on the cheaper generation" in page
@@ -189,11 +191,16 @@ def test_the_result_page_and_the_report_answer_this_generation_or_the_next(clien
     assert "What the NVIDIA H100 GPUs owned now are worth, year by year" in page
     assert page.count("Renting their work") == 1
     report = client.get(reverse("decider-edit-report", args=[edit])).content.decode()
-    assert "This generation or the next?" in report and "8 NVIDIA B200 GPUs" in report
+    assert "NVIDIA H100 or the newer NVIDIA B200?" in report and "8 NVIDIA B200 GPUs" in report
     chinese = client.get(
         reverse("decider-result", args=[edit]), headers={"Accept-Language": "zh-hans"}
     ).content.decode()
-    assert "这一代还是下一代" in chinese and "DGX B200 自 2025 年初起供货" in chinese
+    assert "NVIDIA H100 还是更新的 NVIDIA B200？" in chinese
+    assert "DGX B200 自 2025 年初起供货" in chinese
+    # The Rubin after the B200 does not ship yet: that one is the next generation.
+    _b200, b200_edit, _v = make_assessment(answers=make_answers("inference", gpu_model="b200"))
+    b200_page = client.get(reverse("decider-result", args=[b200_edit])).content.decode()
+    assert "This generation or the next?" in b200_page
 
 
 @pytest.mark.django_db
