@@ -653,7 +653,7 @@ def result(request: HttpRequest, assessment: Assessment, token: str, kind: str) 
 
     def draw(extra: dict[str, Any]) -> HttpResponse:
         prices = figures_of(rows, assessment.answers["gpu_model"])
-        what_if = _what_if_form(assessment, prices=prices)
+        what_if = _what_if_form(assessment, prices=prices, currency=currency_of(request))
         return _result_page(
             request, assessment, token, kind, what_if=what_if, prices=prices, extra=extra
         )
@@ -675,7 +675,7 @@ def what_if(request: HttpRequest, assessment: Assessment, token: str, kind: str)
     """The result on changed answers, scored with the same rules and figures and not saved."""
     if not request.GET:
         return redirect(f"decider-{'result' if kind == 'edit' else 'view'}", token=token)
-    form = _what_if_form(assessment, request.GET)
+    form = _what_if_form(assessment, request.GET, currency=currency_of(request))
     shown = services.assessment_what_if(assessment, form.trial) if form.is_valid() else assessment
     return _result_page(request, shown, token, kind, what_if=form, saved=assessment)
 
@@ -687,7 +687,7 @@ def save_scenario(
     request: HttpRequest, assessment: Assessment, token: str, kind: str
 ) -> HttpResponse:
     """Keep a what-if (or, with no changes, the assessment as it is) as a copy of one's own."""
-    form = _what_if_form(assessment, request.POST)
+    form = _what_if_form(assessment, request.POST, currency=currency_of(request))
     if not form.is_valid():
         return _result_page(request, assessment, token, kind, what_if=form, saved=assessment)
     name = _("Scenario of %(name)s") % {"name": assessment.name or _("assessment")}
@@ -702,12 +702,16 @@ def save_scenario(
 
 
 def _what_if_form(
-    assessment: Assessment, data: Any = None, *, prices: dict[str, Figure] | None = None
+    assessment: Assessment,
+    data: Any = None,
+    *,
+    prices: dict[str, Figure] | None = None,
+    currency: str | None = None,
 ) -> WhatIfForm:
     # The pinned figures before the assessment's own overrides (its answers carry those).
     pinned = services.pinned_figures(assessment, current=prices)
     figures = pinned or services.scored_figures(assessment)
-    return WhatIfForm(data, answers=assessment.answers, figures=figures)
+    return WhatIfForm(data, answers=assessment.answers, figures=figures, currency=currency)
 
 
 def _result_page(

@@ -16,6 +16,7 @@ from django.utils.translation import get_language, gettext
 from decider import services
 from decider.engine import questionnaire
 from decider.engine.figures import FIGURES, Figure
+from decider.engine.markets import currency_rate, market_of
 from decider.forms import NumberField, number_message, question_field
 
 PRICE = "gpu_hour_on_demand"
@@ -33,8 +34,15 @@ class WhatIfForm(forms.Form):
     """The answers a CTO most often wants to try, prefilled with the saved ones."""
 
     def __init__(
-        self, data: Any = None, *, answers: Mapping[str, Any], figures: Mapping[str, Figure]
+        self,
+        data: Any = None,
+        *,
+        answers: Mapping[str, Any],
+        figures: Mapping[str, Figure],
+        currency: str | None = None,
     ) -> None:
+        """`currency`: the one the page shows; the price is asked in it and converted back
+        to the price set's own at the dated rate (`usd_cny`)."""
         super().__init__(data, auto_id="what-if-%s")
         self.saved = answers
         self.keys = (LEVEL_KEYS if uses_levels(answers) else AVERAGE_KEYS) + SCALE_KEYS
@@ -47,20 +55,28 @@ class WhatIfForm(forms.Form):
         spec = FIGURES[PRICE]
         language = get_language() or "en"
         label = spec.label.get(language)
-        allowed = questionnaire.range_text(whole=spec.whole, low=spec.min, high=spec.max)
+        prices_in = market_of(answers).currency
+        self.shown_in = currency or prices_in
+        self.rate = currency_rate(
+            {name: f.value for name, f in figures.items()},
+            prices_in=prices_in,
+            shown_in=self.shown_in,
+        )
+        low = None if spec.min is None else spec.min * self.rate
+        high = None if spec.max is None else spec.max * self.rate
+        allowed = questionnaire.range_text(whole=spec.whole, low=low, high=high)
         # `figures` are the pinned figures before the assessment's own overrides.
         self.default_price = figures[PRICE].value
         self.saved_price = answers.get("costs", {}).get(PRICE, self.default_price)
-        price = self.saved_price
         self.fields[PRICE] = NumberField(
             label=label,
             message=number_message(label, allowed),
-            min_value=spec.min,
-            max_value=spec.max,
-            initial=price,
+            min_value=low,
+            max_value=high,
+            initial=self._shown(self.saved_price),
         )
         self.units = {key: questionnaire.QUESTIONS[key].unit for key in self.keys}
-        self.units[PRICE] = spec.unit.get(language)
+        self.units[PRICE] = spec.unit_in(self.shown_in).get(language)
         self.trial: dict[str, Any] = dict(answers)
 
     def clean(self) -> dict[str, Any]:
@@ -73,9 +89,10 @@ class WhatIfForm(forms.Form):
             for key in questionnaire.LEVELS_REPLACE:
                 trial.pop(key, None)
         overrides = dict(self.saved.get("costs", {}))
-        if cleaned[PRICE] != self.saved_price:  # the user's own figure stays unless retyped
-            overrides[PRICE] = cleaned[PRICE]
-            if cleaned[PRICE] == self.default_price:
+        price = self.price()
+        if price != self.saved_price:  # the user's own figure stays unless retyped
+            overrides[PRICE] = price
+            if price == self.default_price:
                 del overrides[PRICE]  # back to the figure itself
         trial["costs"] = overrides
         for key, problem in questionnaire.answers_problems(trial, name=self._label).items():
@@ -90,6 +107,19 @@ class WhatIfForm(forms.Form):
             self.add_error(None, problem)
         self.trial = answers
         return cleaned
+
+    def _shown(self, price: float) -> float:
+        """A price of the price set as the field shows it, in the page's currency."""
+        return price if self.rate == 1 else round(price * self.rate, 2)
+
+    def price(self) -> float:
+        """The price typed, in the price set's own currency: the saved one when what was
+        typed is the saved one as shown (a conversion's rounding is no change)."""
+        typed = self.cleaned_data[PRICE]
+        for known in (self.saved_price, self.default_price):
+            if abs(typed - self._shown(known)) < 0.005:
+                return known
+        return typed if self.rate == 1 else round(typed / self.rate, 4)
 
     def _label(self, key: str) -> str:
         field = self.fields.get(key)
@@ -108,6 +138,6 @@ class WhatIfForm(forms.Form):
         for key in self.keys:
             if self.cleaned_data[key] != self.saved.get(key):
                 labels.append(str(self.fields[key].label))
-        if self.cleaned_data[PRICE] != self.saved_price:
+        if self.price() != self.saved_price:
             labels.append(str(self.fields[PRICE].label))
         return labels

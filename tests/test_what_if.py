@@ -219,3 +219,46 @@ def test_a_what_if_shows_the_costs_saving_those_answers_would_show(client, rules
     assert "What if: not saved." in page
     for option in ["onprem", "cloud_on_demand", "cloud_reserved", "cloud_committed", "hybrid"]:
         assert summary_total(page, option) == summary_total(saved, option), option
+
+
+@pytest.mark.django_db
+def test_on_a_cny_page_the_price_is_asked_in_cny_and_converted_back(client, rules):
+    """Issue 34: a global (USD) assessment shown in CNY asks for the cloud price in CNY."""
+    from decider import services
+    from decider.whatif import PRICE, WhatIfForm
+
+    assessment, edit, _view = make_assessment(answers=make_answers("growth"))
+    services.assessment_score(assessment)
+    figures = services.scored_figures(assessment)
+    rate = figures["usd_cny"].value
+    usd = figures[PRICE].value
+    page = client.get(reverse("decider-result", args=[edit]) + "?currency=CNY").content.decode()
+    shown = re.search(r'id="what-if-gpu_hour_on_demand"[^>]*value="([0-9.]+)"', page)
+    shown = shown or re.search(r'value="([0-9.]+)"[^>]*id="what-if-gpu_hour_on_demand"', page)
+    assert float(shown.group(1)) == pytest.approx(usd * rate, abs=0.006)
+    assert "CNY per GPU-hour" in page
+
+    # The price as shown is no change; another is converted back to the price set's USD.
+    same = WhatIfForm(
+        {"gpus": 64, "utilization_pct": 55, "horizon_years": 3, PRICE: shown.group(1)},
+        answers=assessment.answers,
+        figures=figures,
+        currency="CNY",
+    )
+    assert same.is_valid(), same.errors
+    assert PRICE not in same.trial.get("costs", {})
+    typed = round(usd * rate / 2, 2)
+    half = WhatIfForm(
+        {"gpus": 64, "utilization_pct": 55, "horizon_years": 3, PRICE: str(typed)},
+        answers=assessment.answers,
+        figures=figures,
+        currency="CNY",
+    )
+    assert half.is_valid(), half.errors
+    assert half.trial["costs"][PRICE] == pytest.approx(typed / rate, abs=1e-4)
+    # And back on the trial's page it reads as typed, in CNY.
+    trial = client.get(
+        reverse("decider-edit-what-if", args=[edit]),
+        {"gpus": 64, "utilization_pct": 55, "horizon_years": 3, PRICE: typed, "currency": "CNY"},
+    ).content.decode()
+    assert f'value="{typed:g}"' in trial or f'value="{typed}"' in trial
