@@ -577,12 +577,27 @@ def _rented_instead_sentence(plan: dict, steps: str) -> str:
     }
 
 
+def _rents_beside(plan: dict) -> bool:
+    """Whether the plan rents beside what it owns once owning starts: a peak above the
+    GPUs owned then (before, the wait is the plan's first months, said apart)."""
+    timeline = plan.get("timeline") or {}
+    peaks, owned = timeline.get("peak_gpus"), timeline.get("owned_gpus")
+    if peaks and owned:
+        start = next((i for i, have in enumerate(owned) if have > 0), len(owned))
+        after = list(zip(peaks, owned, strict=False))[start:]
+        return any(peak > have + 1e-6 for peak, have in after)
+    return any(s["owned_gpus"] < s["peak_gpus"] for s in plan["stages"])
+
+
 def _staged_sentence(plan: dict, steps: str) -> str:
     """The plan owns in stages (`steps`): from when, what it saves, how it is paid for."""
     stages, pv, currency = plan["stages"], plan["present_value"], plan["currency"]
-    sentence = _("Own %(steps)s, ordered a lead time ahead; the rest runs in the cloud.") % {
-        "steps": steps
-    }
+    if _rents_beside(plan):
+        sentence = _("Own %(steps)s, ordered a lead time ahead; the rest runs in the cloud.") % {
+            "steps": steps
+        }
+    else:  # the owned GPUs hold the peak: nothing is rented (data that may not leave, say)
+        sentence = _("Own %(steps)s, ordered a lead time ahead.") % {"steps": steps}
     if pv["cloud_only"] is not None and stages[0]["month"] > (plan["first_possible_month"] or 0):
         sentence = (
             _("Cloud only until month %(month)s. ") % {"month": stages[0]["month"]} + sentence

@@ -193,6 +193,7 @@ def _scored_context(assessment: Assessment, *, currency: str) -> dict[str, Any]:
             sensitivity=sensitivity,
             note_items=note_items,
             currency=currency,
+            odds=odds,
         ),
         "assumption_rows": _figure_rows(costs, overrides=assessment.answers.get("costs", {})),
     }
@@ -226,6 +227,7 @@ def _summary_shown(
     sensitivity: Mapping[str, Any],
     note_items: list[tuple[str, str]],
     currency: str,
+    odds: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The executive summary (decider/summary.py) of a scored assessment."""
     recommendation = result.recommendation
@@ -238,22 +240,7 @@ def _summary_shown(
         "runner_up": outcome_name(runner_up) if runner_up else None,
         "flips": summary.what_would_flip(sensitivity, costs),
         "deciding": summary.deciding_answers(result, runner_up, language),
-        "extra_cost": summary.extra_cost_sentence(
-            verdict.extra_cost(
-                result,
-                costs,
-                overriding=assessment.derived.get(verdict.OVERRIDDEN_BY) or (),
-                basis=basis,
-            ),
-            currency,
-        ),
-        "constraint_cost": summary.constraint_cost_sentence(
-            verdict.constraint_cost_localized(
-                verdict.constraint_cost(result, costs, derived=assessment.derived or {}),
-                language,
-            ),
-            currency,
-        ),
+        **_what_it_costs(assessment, result, costs, basis, currency, language),
         "basis": summary.basis_sentence(basis),
         "provider": summary.provider_sentence(costs, currency),
         "pooling": summary.pooling_sentence(plan, currency),
@@ -273,7 +260,52 @@ def _summary_shown(
         ),
         "price_dates": summary.price_dates(costs),
         "scored": scored,
+        "firmness": _firmness_shown(result, sensitivity, odds_of=costs.get("cheapest"), odds=odds),
     }
+
+
+def _what_it_costs(
+    assessment: Assessment,
+    result: scoring.Result,
+    costs: Mapping[str, Any],
+    basis: Mapping[str, Any] | None,
+    currency: str,
+    language: str,
+) -> dict[str, str | None]:
+    """The summary's two money sentences: what the headline costs over the cheapest allowed
+    option, and what a hard constraint costs when it rules out the cheapest."""
+    derived = assessment.derived or {}
+    overriding = derived.get(verdict.OVERRIDDEN_BY) or ()
+    extra = verdict.extra_cost(result, costs, overriding=overriding, basis=basis)
+    ruled_out = verdict.constraint_cost(result, costs, derived=derived)
+    return {
+        "extra_cost": summary.extra_cost_sentence(extra, currency),
+        "constraint_cost": summary.constraint_cost_sentence(
+            verdict.constraint_cost_localized(ruled_out, language), currency
+        ),
+    }
+
+
+def _firmness_shown(
+    result: scoring.Result,
+    sensitivity: Mapping[str, Any],
+    *,
+    odds_of: str | None,
+    odds: Mapping[str, Any] | None,
+) -> dict[str, str]:
+    """How firm the recommendation is, in one word and a line (summary.firmness): the odds
+    count only when the recommendation is the cheapest (`odds_of`)."""
+    flips = [row["closest"] for row in sensitivity.get("flips") or [] if row["closest"]]
+    share = None
+    if odds and result.recommendation and result.recommendation == odds_of:
+        share = (odds.get("cheapest_probability") or {}).get(result.recommendation)
+    if sum(outcome not in result.excluded for outcome in OUTCOMES) == 1:
+        key, reason = "firm", _("It is the only option your constraints leave.")
+    else:
+        key, reason = summary.firmness(
+            margin=result.margin, closest_flip=min(flips, default=None), odds=share
+        )
+    return {"key": key, "word": _(summary.FIRMNESS_WORDS[key]), "reason": reason}
 
 
 def _first_owned(plan: Mapping[str, Any]) -> int:

@@ -176,6 +176,58 @@ def deciding_answers(
     return rows[:limit]
 
 
+# How firm a recommendation is, by one rule over three readings (issue 34): the score margin
+# (points on the 0-100 scale), the closest weight change that flips it (as a share of its
+# weight: 0.25 is a quarter more or less) and, when it is the cheapest, the share of the
+# odds' draws in which it stays the cheapest.
+FIRM_MARGIN, CLOSE_MARGIN = 15.0, 5.0
+FIRM_FLIP, CLOSE_FLIP = 0.5, 0.25
+FIRM_ODDS, CLOSE_ODDS = 0.8, 0.5
+FIRMNESS_WORDS = {
+    "firm": gettext_noop("Firm"),
+    "leaning": gettext_noop("Leaning"),
+    "close_call": gettext_noop("Close call"),
+}
+
+
+def firmness(
+    *, margin: float | None, closest_flip: float | None, odds: float | None
+) -> tuple[str, str]:
+    """`firm`, `leaning` or `close_call`, and the reason in a line. `closest_flip`: how far
+    the closest weight must move to change the recommendation (None: no weight between 0×
+    and 3× does); `odds`: the share of draws in which it is the cheapest (None: not drawn,
+    or it is not the cheapest)."""
+    points = f"{margin or 0:g}"
+    if (margin or 0) < CLOSE_MARGIN:
+        return "close_call", _("Only %(points)s points ahead of the runner-up.") % {
+            "points": points
+        }
+    if closest_flip is not None and closest_flip <= CLOSE_FLIP:
+        return "close_call", _(
+            "%(points)s points ahead, but one weight changed by %(pct)s would change it."
+        ) % {"points": points, "pct": _pct(closest_flip)}
+    if odds is not None and odds < CLOSE_ODDS:
+        return "close_call", _(
+            "%(points)s points ahead, but the cheapest in only %(share)s of the draws."
+        ) % {"points": points, "share": _pct(odds)}
+    weak = []
+    if (margin or 0) < FIRM_MARGIN:
+        weak.append(_("the margin is under %(firm)s points") % {"firm": f"{FIRM_MARGIN:g}"})
+    if closest_flip is not None and closest_flip <= FIRM_FLIP:
+        weak.append(_("a weight changed by %(pct)s would change it") % {"pct": _pct(closest_flip)})
+    if odds is not None and odds < FIRM_ODDS:
+        weak.append(_("it is the cheapest in %(share)s of the draws") % {"share": _pct(odds)})
+    if weak:
+        return "leaning", _("%(points)s points ahead; %(why)s.") % {
+            "points": points,
+            "why": _("; ").join(weak),
+        }
+    return "firm", _(
+        "%(points)s points ahead; no single weight within half to one and a half times its "
+        "value changes it."
+    ) % {"points": points}
+
+
 def what_would_flip(sensitivity: Mapping[str, Any], costs: Mapping[str, Any]) -> list[str]:
     """The closest weight change that changes the recommendation, and the cost figure that
     moves the owning-versus-renting gap most."""

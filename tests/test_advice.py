@@ -94,3 +94,62 @@ def test_the_json_gives_the_constraint_and_its_cost(client, rules):
         content_type="application/json",
     ).json()
     assert free["result"]["summary"]["constraint_cost"] is None
+
+
+# --- the decision in the first lines (issue 34) --------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("margin", "flip", "odds", "key"),
+    [
+        (30, None, 0.95, "firm"),
+        (30, 1.0, None, "firm"),
+        (30, 0.4, 0.95, "leaning"),
+        (10, None, None, "leaning"),
+        (30, None, 0.6, "leaning"),
+        (3, None, 0.99, "close_call"),
+        (30, 0.2, 0.99, "close_call"),
+        (30, None, 0.45, "close_call"),
+    ],
+)
+def test_one_rule_says_how_firm_a_recommendation_is(margin, flip, odds, key):
+    from decider import summary
+
+    found, reason = summary.firmness(margin=margin, closest_flip=flip, odds=odds)
+    assert found == key
+    assert f"{margin:g} points" in reason
+
+
+CASES = {
+    "startup": make_answers("startup"),
+    "bank": make_answers("research_lab", residency="all", gpus=256, gpu_model="h100"),
+    "hybrid": make_answers("growth"),
+}
+
+
+@pytest.mark.parametrize("language", ["en", "zh-hans"])
+@pytest.mark.parametrize("case", list(CASES))
+def test_the_first_lines_give_the_plan_how_firm_and_the_first_step(client, rules, case, language):
+    answers = dict(CASES[case])
+    answers.pop("cloud_share_pct", None)
+    assessment, edit, _view = make_assessment(answers=answers)
+    page = unescape(
+        client.get(
+            reverse("decider-result", args=[edit]), headers={"Accept-Language": language}
+        ).content.decode()
+    )
+    head = page.split('id="decision"', 1)[1].split("</div>", 1)[0]
+    words = {
+        "en": ("Firm.", "Leaning.", "Close call."),
+        "zh-hans": ("结论稳固", "倾向明确", "难分高下"),
+    }
+    assert any(word in head for word in words[language])
+    assert re.search(r"(Present value|现值) [$¥]", head)
+    step = re.search(r'id="first-step">(.*?)</p>', head, re.S).group(1)
+    assert re.search(r"20\d\d", step)  # with its date
+    if case == "bank":
+        assert not RENTING.search(re.sub(r"<[^>]+>", "", step))
+        # The plan owns the peak and rents nothing; the only option left is firm.
+        plan = re.search(r'id="decision-plan">(.*?)</p>', head, re.S).group(1)
+        assert not RENTING.search(re.sub(r"<[^>]+>", "", plan)), plan
+        assert 'data-firmness="firm"' in head
