@@ -286,6 +286,55 @@ def _what_it_costs(
     }
 
 
+def summary_json(
+    *,
+    result: scoring.Result,
+    answers: Mapping[str, Any],
+    derived: Mapping[str, Any],
+    costs: Mapping[str, Any],
+    plan: Mapping[str, Any],
+    odds: Mapping[str, Any] | None,
+    rulebook: Any,
+    language: str,
+    start: Any,
+) -> dict[str, Any]:
+    """What `decide` and the API add to `summary` (issue 34), in `language`: the decision in
+    one sentence (`headline`), how firm it is (`firmness`: `level` and `reason`), the next
+    steps with their dates (`next_steps`: `due`, `text`) and the checklist (`title`, `text`)."""
+    with translation.override(language):
+        closest = [
+            min(moves)
+            for item in weight_sensitivity(answers={**answers, **derived}, rulebook=rulebook)
+            if (moves := [abs(1 - f) for f in (item.down_factor, item.up_factor) if f is not None])
+        ]
+        firmness = _firmness_shown(
+            result,
+            {"flips": [{"closest": c} for c in closest]},
+            odds_of=costs.get("cheapest"),
+            odds=odds,
+        )
+        recommendation = result.recommendation
+        steps = summary.next_steps(
+            recommendation=recommendation,
+            costs=costs,
+            start=start,
+            first_owned=_first_owned(plan) if verdict.result_basis(result, plan) else None,
+            residency=answers.get("residency", "none"),
+        )
+        migration = {**costs["migration"], "currency": costs["currency"]}
+        return {
+            "headline": f"{outcome_name(recommendation)}: {plan_sentence(dict(plan))}"
+            if recommendation
+            else plan_sentence(dict(plan)),
+            "firmness": {"level": firmness["key"], "reason": firmness["reason"]},
+            "next_steps": [{"due": step.by.isoformat(), "text": step.text} for step in steps],
+            "checklist": [
+                {"title": item.title, "text": item.detail}
+                for item in checklist_for(recommendation, answers, migration)
+            ],
+        }
+
+
 def _firmness_shown(
     result: scoring.Result,
     sensitivity: Mapping[str, Any],

@@ -409,6 +409,20 @@ def assessment_document(
             plan=document["plan"],
         )
     )
+    if assessment.ruleset is not None:
+        from decider.report import summary_json
+
+        document["summary"] |= summary_json(
+            result=result,
+            answers=assessment.answers,
+            derived=assessment.derived or {},
+            costs=document["costs"],
+            plan=document["plan"],
+            odds=document["odds"],
+            rulebook=ruleset_rulebook(assessment.ruleset),
+            language=language,
+            start=(assessment.scored_at or timezone.now()).date(),
+        )
     return {
         "name": assessment.name,
         "answers": assessment.answers,

@@ -153,3 +153,32 @@ def test_the_first_lines_give_the_plan_how_firm_and_the_first_step(client, rules
         plan = re.search(r'id="decision-plan">(.*?)</p>', head, re.S).group(1)
         assert not RENTING.search(re.sub(r"<[^>]+>", "", plan)), plan
         assert 'data-firmness="firm"' in head
+
+
+def test_decide_and_the_api_print_the_decision_in_the_language_asked(
+    client, rules, tmp_path, capsys
+):
+    from tests.test_decide import run_decide
+
+    answers = make_answers("research_lab", residency="all", gpus=256)
+    answers.pop("cloud_share_pct", None)
+    code, out, _err = run_decide(tmp_path, capsys, answers, "--format", "json", "--lang", "zh-hans")
+    assert code == 0
+    shown = json.loads(out)["summary"]
+    assert shown["headline"].startswith("本地自建GPU集群")
+    assert shown["firmness"]["level"] in ("firm", "leaning", "close_call")
+    assert shown["next_steps"][0]["due"][:2] == "20" and shown["next_steps"][0]["text"]
+    assert [item["title"] for item in shown["checklist"]][0] == "数据迁移成本与耗时"
+    assert not any(RENTING.search(step["text"]) for step in shown["next_steps"])
+    created = client.post(
+        reverse("decider-api-assessments"),
+        data=json.dumps({"answers": answers}),
+        content_type="application/json",
+        headers={"Accept-Language": "en"},
+    ).json()["result"]["summary"]
+    assert created["headline"].startswith("On-premises GPU cluster: ")
+    assert created["firmness"] == {
+        "level": "firm",
+        "reason": "It is the only option your constraints leave.",
+    }
+    assert all(set(step) == {"due", "text"} for step in created["next_steps"])

@@ -4,7 +4,7 @@ import json
 from pathlib import Path
 
 from django.core.management.base import BaseCommand
-from django.utils import translation
+from django.utils import timezone, translation
 from django.utils.translation import gettext
 
 from decider.engine import sizing, verdict
@@ -20,6 +20,8 @@ from decider.engine.questionnaire import (
 )
 from decider.engine.scoring import result_localized
 from decider.engine.text import is_chinese
+from decider.report import summary_json
+from decider.rulesets import ruleset_rulebook
 from decider.services import NoRuleSet, evaluate_now, provider_keys
 
 
@@ -91,6 +93,17 @@ class Command(BaseCommand):
                     language=options["lang"],
                     plan=data["plan"],
                 )
+            )
+            data["summary"] |= summary_json(
+                result=evaluation.result,
+                answers=answers,
+                derived=evaluation.derived,
+                costs=data["costs"],
+                plan=data["plan"],
+                odds=data["odds"],
+                rulebook=ruleset_rulebook(ruleset),
+                language=options["lang"],
+                start=timezone.now().date(),
             )
             if sized is not None:
                 data["sizing"] = sized
