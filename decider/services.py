@@ -25,7 +25,7 @@ from typing import Any
 from django.db.models import F
 from django.utils import timezone
 
-from decider import caching
+from decider import caching, decision
 from decider.engine import questionnaire, scoring, verdict
 from decider.engine.batch import Impact, Transition, impact_compute
 from decider.engine.evaluation import (
@@ -410,9 +410,7 @@ def assessment_document(
         )
     )
     if assessment.ruleset is not None:
-        from decider.report import summary_json
-
-        document["summary"] |= summary_json(
+        document["summary"] |= decision.summary_json(
             result=result,
             answers=assessment.answers,
             derived=assessment.derived or {},

@@ -7,6 +7,7 @@ from django.core.management.base import BaseCommand
 from django.utils import timezone, translation
 from django.utils.translation import gettext
 
+from decider.decision import summary_json
 from decider.engine import sizing, verdict
 from decider.engine.evaluation import answers_odds, answers_plan
 from decider.engine.figures import FIGURES
@@ -20,7 +21,6 @@ from decider.engine.questionnaire import (
 )
 from decider.engine.scoring import result_localized
 from decider.engine.text import is_chinese
-from decider.report import summary_json
 from decider.rulesets import ruleset_rulebook
 from decider.services import NoRuleSet, evaluate_now, provider_keys
 
@@ -84,27 +84,7 @@ class Command(BaseCommand):
                     seed=options["seed"],
                     **({"outcome": data["recommendation"]} if key == "plan" else {}),
                 )
-            data.update(
-                verdict.result_money(
-                    evaluation.result,
-                    data["costs"],
-                    data["odds"],
-                    derived=evaluation.derived,
-                    language=options["lang"],
-                    plan=data["plan"],
-                )
-            )
-            data["summary"] |= summary_json(
-                result=evaluation.result,
-                answers=answers,
-                derived=evaluation.derived,
-                costs=data["costs"],
-                plan=data["plan"],
-                odds=data["odds"],
-                rulebook=ruleset_rulebook(ruleset),
-                language=options["lang"],
-                start=timezone.now().date(),
-            )
+            self._summarize(data, ruleset, evaluation, answers, language=options["lang"])
             if sized is not None:
                 data["sizing"] = sized
             # Bare NaN or Infinity is not JSON; refusing it also refuses a "$nan" text total.
@@ -116,6 +96,30 @@ class Command(BaseCommand):
         if options["format"] == "json":
             return [], document
         return [], self._text(data)
+
+    def _summarize(self, data, ruleset, evaluation, answers, *, language: str) -> None:
+        """The money (verdict, extra and constraint cost) and the decision's summary."""
+        data.update(
+            verdict.result_money(
+                evaluation.result,
+                data["costs"],
+                data["odds"],
+                derived=evaluation.derived,
+                language=language,
+                plan=data["plan"],
+            )
+        )
+        data["summary"] |= summary_json(
+            result=evaluation.result,
+            answers=answers,
+            derived=evaluation.derived,
+            costs=data["costs"],
+            plan=data["plan"],
+            odds=data["odds"],
+            rulebook=ruleset_rulebook(ruleset),
+            language=language,
+            start=timezone.now().date(),
+        )
 
     def stdin_text(self) -> str:
         import sys

@@ -1,0 +1,94 @@
+"""The decision in a few lines: the plan in one sentence, how firm it is, the next steps
+and the checklist, as the result page's first lines and `summary` in the JSON give them."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from django.utils import translation
+from django.utils.translation import gettext as _
+
+from decider import summary
+from decider.charts import plan_sentence
+from decider.checklist import checklist_for
+from decider.engine import scoring, verdict
+from decider.engine.outcomes import OUTCOMES, outcome_name
+from decider.engine.sensitivity import weight_sensitivity
+
+
+def summary_json(
+    *,
+    result: scoring.Result,
+    answers: Mapping[str, Any],
+    derived: Mapping[str, Any],
+    costs: Mapping[str, Any],
+    plan: Mapping[str, Any],
+    odds: Mapping[str, Any] | None,
+    rulebook: Any,
+    language: str,
+    start: Any,
+) -> dict[str, Any]:
+    """What `decide` and the API add to `summary` (issue 34), in `language`: the decision in
+    one sentence (`headline`), how firm it is (`firmness`: `level` and `reason`), the next
+    steps with their dates (`next_steps`: `due`, `text`) and the checklist (`title`, `text`)."""
+    with translation.override(language):
+        closest = [
+            min(moves)
+            for item in weight_sensitivity(answers={**answers, **derived}, rulebook=rulebook)
+            if (moves := [abs(1 - f) for f in (item.down_factor, item.up_factor) if f is not None])
+        ]
+        firmness = firmness_shown(
+            result,
+            {"flips": [{"closest": c} for c in closest]},
+            odds_of=costs.get("cheapest"),
+            odds=odds,
+        )
+        recommendation = result.recommendation
+        steps = summary.next_steps(
+            recommendation=recommendation,
+            costs=costs,
+            start=start,
+            first_owned=first_owned(plan) if verdict.result_basis(result, plan) else None,
+            residency=answers.get("residency", "none"),
+        )
+        migration = {**costs["migration"], "currency": costs["currency"]}
+        return {
+            "headline": f"{outcome_name(recommendation)}: {plan_sentence(dict(plan))}"
+            if recommendation
+            else plan_sentence(dict(plan)),
+            "firmness": {"level": firmness["key"], "reason": firmness["reason"]},
+            "next_steps": [{"due": step.by.isoformat(), "text": step.text} for step in steps],
+            "checklist": [
+                {"title": item.title, "text": item.detail}
+                for item in checklist_for(recommendation, answers, migration)
+            ],
+        }
+
+
+def firmness_shown(
+    result: scoring.Result,
+    sensitivity: Mapping[str, Any],
+    *,
+    odds_of: str | None,
+    odds: Mapping[str, Any] | None,
+) -> dict[str, str]:
+    """How firm the recommendation is, in one word and a line (summary.firmness): the odds
+    count only when the recommendation is the cheapest (`odds_of`)."""
+    flips = [row["closest"] for row in sensitivity.get("flips") or [] if row["closest"]]
+    share = None
+    if odds and result.recommendation and result.recommendation == odds_of:
+        share = (odds.get("cheapest_probability") or {}).get(result.recommendation)
+    if sum(outcome not in result.excluded for outcome in OUTCOMES) == 1:
+        key, reason = "firm", _("It is the only option your constraints leave.")
+    else:
+        key, reason = summary.firmness(
+            margin=result.margin, closest_flip=min(flips, default=None), odds=share
+        )
+    return {"key": key, "word": _(summary.FIRMNESS_WORDS[key]), "reason": reason}
+
+
+def first_owned(plan: Mapping[str, Any]) -> int:
+    """The GPUs the plan recommended owns at its first stage (0: it rents)."""
+    owning = [stage for stage in plan.get("chosen", []) if stage["action"] in ("own", "keep")]
+    return int(owning[0]["gpus"]) if owning else 0
