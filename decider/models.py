@@ -185,7 +185,26 @@ def _figures_of(rows: PriceRows, gpu_model: str) -> dict[str, Figure]:
     )
 
 
-class Assumption(models.Model):
+class SourcedValue(models.Model):
+    """A figure's value for one GPU model or all, with its source in both languages and the
+    date it was checked: a price set's figure (Assumption) or a provider's price."""
+
+    gpu_model = models.CharField(
+        _("GPU model"),
+        max_length=20,
+        blank=True,
+        help_text=_("Empty: applies to every GPU model unless a model-specific row exists."),
+    )
+    value = models.FloatField(_("value"), validators=[MinValueValidator(0)])
+    source = models.TextField(_("source (English)"))
+    source_zh = models.TextField(_("source (Chinese)"), blank=True)
+    as_of = models.DateField(_("checked on"))
+
+    class Meta:
+        abstract = True
+
+
+class Assumption(SourcedValue):
     """A cost figure's value in one market's price set, with its source and the date it was
     checked. Money is in the market's currency (`decider.engine.markets`).
 
@@ -200,16 +219,6 @@ class Assumption(models.Model):
         help_text=_("Whose price set this figure belongs to; money is in its currency."),
     )
     name = models.CharField(_("name"), max_length=60)
-    gpu_model = models.CharField(
-        _("GPU model"),
-        max_length=20,
-        blank=True,
-        help_text=_("Empty: applies to every GPU model unless a model-specific row exists."),
-    )
-    value = models.FloatField(_("value"), validators=[MinValueValidator(0)])
-    source = models.TextField(_("source (English)"))
-    source_zh = models.TextField(_("source (Chinese)"), blank=True)
-    as_of = models.DateField(_("checked on"))
 
     history = HistoricalRecords(verbose_name=_("historical cost assumption"))
 
@@ -342,7 +351,7 @@ class Provider(models.Model):
         ]
 
 
-class ProviderPrice(models.Model):
+class ProviderPrice(SourcedValue):
     """One price a provider publishes, with its source and the date it was checked; in the
     provider's market's currency. Saved assessments keep the prices they were scored with."""
 
@@ -352,16 +361,6 @@ class ProviderPrice(models.Model):
     name = models.CharField(
         _("figure"), max_length=60, choices=[(name, name) for name in PROVIDER_PRICED]
     )
-    gpu_model = models.CharField(
-        _("GPU model"),
-        max_length=20,
-        blank=True,
-        help_text=_("Empty: applies to every GPU model unless a model-specific row exists."),
-    )
-    value = models.FloatField(_("value"), validators=[MinValueValidator(0)])
-    source = models.TextField(_("source (English)"))
-    source_zh = models.TextField(_("source (Chinese)"), blank=True)
-    as_of = models.DateField(_("checked on"))
 
     history = HistoricalRecords(verbose_name=_("historical provider price"))
 
