@@ -23,6 +23,7 @@ from decider.charts import chart_compare, charts_for, plan_sentence
 from decider.checklist import checklist_for
 from decider.engine import questionnaire, scoring, verdict
 from decider.engine.figures import FIGURES, is_estimate
+from decider.engine.markets import currency_rate, symbol_of
 from decider.engine.outcomes import (
     COST_OPTIONS,
     OUTCOME_SUMMARIES,
@@ -565,9 +566,16 @@ def _outcomes_explained(result: scoring.Result) -> list[dict[str, Any]]:
 
 
 def _figure_rows(costs: Mapping[str, Any], *, overrides: Mapping[str, float]) -> list[dict]:
-    """The cost figures used, by the name the page shows, with their unit in its language."""
+    """The cost figures used, by the name the page shows, with their unit in its language;
+    a money figure also in the page's currency when that is not the price set's own."""
     language = get_language() or "en"
     prices_in = costs.get("prices_in", "USD")  # the price set's own currency
+    shown_in = costs.get("currency", prices_in)
+    rate = currency_rate(
+        {name: float(data["value"]) for name, data in costs["assumptions"].items()},
+        prices_in=prices_in,
+        shown_in=shown_in,
+    )
     chinese = is_chinese(language)
     rows = [
         {
@@ -578,10 +586,21 @@ def _figure_rows(costs: Mapping[str, Any], *, overrides: Mapping[str, float]) ->
             **data,
             "source": (data.get("source_zh") if chinese else None) or data["source"],
             "unit": FIGURES[name].unit_in(prices_in).get(language),
+            "converted": _converted(float(data["value"]) * rate, shown_in)
+            if shown_in != prices_in and FIGURES[name].kind == "money"
+            else None,
         }
         for name, data in costs["assumptions"].items()
     ]
     return sorted(rows, key=lambda row: row["label"].casefold())
+
+
+def _converted(amount: float, currency: str) -> str:
+    """A figure in the page's currency: cents below a thousand (a GPU-hour's price), whole
+    units and 万 above (formats.money)."""
+    if abs(amount) < 1000:
+        return f"{symbol_of(currency)}{amount:,.2f}"
+    return formats.money(amount, currency)
 
 
 def _driver(contribution: scoring.Contribution, language: str) -> dict[str, Any]:

@@ -242,3 +242,21 @@ def test_a_pdf_link_prints_in_its_language_whatever_the_reader_s_browser_asks(
     assert response.status_code == 200
     assert '<html lang="zh-Hans">' in printed[0]
     assert "¥" in printed[0].split("<body", 1)[1]
+
+
+@pytest.mark.django_db
+def test_the_figures_table_gives_money_in_the_page_s_currency_beside_the_price_set_s(client, rules):
+    from decider import services
+
+    assessment, edit, _view = make_assessment()
+    services.assessment_score(assessment)
+    figures = services.scored_figures(assessment)
+    rate = figures["usd_cny"].value
+    price = figures["gpu_hour_on_demand"].value
+    url = reverse("decider-result", args=[edit])
+    cny = client.get(url + "?currency=CNY").content.decode()
+    row = re.search(r"<code class=\"figure-key\">gpu_hour_on_demand</code>.*?</tr>", cny, re.S)
+    assert f"≈ ¥{price * rate:,.2f}" in row.group(0)
+    assert "USD per GPU-hour" in row.group(0)  # the price set's own value and unit beside it
+    usd = client.get(url + "?currency=USD").content.decode()
+    assert 'class="converted"' not in usd
