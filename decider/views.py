@@ -446,6 +446,7 @@ def workloads(request: HttpRequest, token: str) -> HttpResponse:
 def _workload_rows(answers: Mapping[str, Any]) -> list[dict[str, Any]]:
     """The saved workloads as the form's rows; levels given through the API shown as the
     average and shape they give."""
+    latency = questionnaire.QUESTIONS["latency_critical"]
     rows = []
     for item in answers.get("workloads") or []:
         demand = questionnaire.demand_of(item)
@@ -460,15 +461,10 @@ def _workload_rows(answers: Mapping[str, Any]) -> list[dict[str, Any]]:
                 "demand_shape": item.get("demand_shape") or demand.shape(),
                 "separate": bool(item.get("separate")),
                 "growth_pct": item.get("growth_pct"),
-                "latency_critical": _yes_no(item.get("latency_critical")),
+                "latency_critical": latency.to_form_value(item.get("latency_critical")),
             }
         )
     return rows
-
-
-def _yes_no(value: Any) -> str | None:
-    """A yes/no answer as its select shows it."""
-    return None if value is None else ("true" if value else "false")
 
 
 def _workloads_save(assessment: Assessment, step: questionnaire.Step, formset: Any) -> str | None:

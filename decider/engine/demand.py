@@ -16,6 +16,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+# The answers that give a demand: the peak with an average and a shape, or with the levels.
+DEMAND_ANSWERS = ("gpus", "utilization_pct", "demand_shape", "base_gpus", "peak_share_pct")
+# The share of the work whose data may run in the cloud (%), by the data residency answer.
+CLOUD_SHARE_BY_RESIDENCY = {"none": 100.0, "partial": 50.0, "all": 0.0}
 # Legacy answers: the base level as a share of the average utilization.
 SHAPE_BASE_SHARE = {"steady": 1.0, "moderate": 0.6, "peaky": 0.3}
 # A derived demand shape, by the ratio of the highest demand to the average.

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from decider.engine import gpus, markets
-from decider.engine.demand import Demand
+from decider.engine.demand import CLOUD_SHARE_BY_RESIDENCY, DEMAND_ANSWERS, Demand
 from decider.engine.figures import is_finite, key_text, overrides_validate, value_text
 from decider.engine.i18n import gettext, gettext_noop
 from decider.engine.outcomes import COST_ODDS, COST_VERDICTS, OUTCOMES
@@ -643,10 +643,8 @@ RULE_QUESTIONS: dict[str, Question] = {**QUESTIONS, **DERIVED_QUESTIONS}
 # the demand shape follow from them and may be left out.
 DEMAND_LEVELS: tuple[str, ...] = ("base_gpus", "peak_share_pct")
 # The demand keys each of several workloads gives (engine/workloads.py).
-WORKLOAD_DEMAND_KEYS = ("gpus", "utilization_pct", "demand_shape", "base_gpus", "peak_share_pct")
+WORKLOAD_DEMAND_KEYS = DEMAND_ANSWERS
 LEVELS_REPLACE: tuple[str, ...] = ("utilization_pct", "demand_shape")
-# The share of work whose data may leave, when not given: by the residency answer.
-CLOUD_SHARE_BY_RESIDENCY = {"none": 100.0, "partial": 50.0, "all": 0.0}
 # A given average may differ from the one the levels give by this much (points).
 UTILIZATION_TOLERANCE_PCT = 1.0
 

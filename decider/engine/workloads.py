@@ -27,12 +27,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from decider.engine.demand import Demand
+from decider.engine.demand import CLOUD_SHARE_BY_RESIDENCY, DEMAND_ANSWERS, Demand
+from decider.engine.future import MAX_YEARS
 
 MAX_WORKLOADS = 8
 NAME_MAX = 60
 # The keys of one workload; the rest of the answers are the company's, shared by all.
-DEMAND_KEYS = ("gpus", "utilization_pct", "demand_shape", "base_gpus", "peak_share_pct")
+DEMAND_KEYS = DEMAND_ANSWERS
 ITEM_KEYS = (
     "name",
     "workload",
@@ -47,9 +48,7 @@ ITEM_KEYS = (
 DEFAULTED = ("workload", "residency", "latency_critical")
 # The answers the pool's demand sets (pooled_answers): a workload alone gives its own.
 POOLED_KEYS = (*DEMAND_KEYS, *DEFAULTED, "cloud_share_pct", "growth_years")
-MAX_YEARS = 10  # engine/future.py: the years a growth_years list may give
 RESIDENCY_ORDER = ("none", "partial", "all")
-CLOUD_SHARE = {"none": 1.0, "partial": 0.5, "all": 0.0}
 
 
 @dataclass(frozen=True)
@@ -66,7 +65,7 @@ class Workload:
     @property
     def cloud_share(self) -> float:
         """The share of its work whose data may run in the cloud."""
-        return CLOUD_SHARE[self.residency]
+        return CLOUD_SHARE_BY_RESIDENCY[self.residency] / 100
 
 
 def items_given(
