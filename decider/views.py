@@ -859,7 +859,7 @@ def rename(request: HttpRequest, token: str) -> HttpResponse:
         messages.success(request, _("Name saved."))
     else:
         messages.error(request, " ".join(str(error) for error in form.errors["name"]))
-    return redirect("decider-result", token=token)
+    return redirect(reverse("decider-result", args=[token]) + "#share")
 
 
 @shared_page

@@ -7,6 +7,7 @@ import pytest
 from django.conf import settings
 from django.core.management import call_command
 from hypothesis import settings as hypothesis_settings
+from playwright.sync_api import expect
 
 from tests.examples import FULL
 from tests.factories import make_answers
@@ -251,3 +252,14 @@ def worker(transactional_db):
         thread.join(30)
         state.should_terminate = None
         app.conf.broker_transport_options = options
+
+
+def open_folds(page, *folds: str, javascript: bool = True) -> None:
+    """Open folds of the result page as a reader does, by clicking their titles (works with
+    JavaScript off too); with it on, wait until the charts in them are drawn (or failed)."""
+    for fold in folds:
+        page.locator(f"#{fold} > summary").click()
+        expect(page.locator(f"#{fold} > .fold-body")).to_be_visible()
+    if javascript:
+        selector = ", ".join(f"#{fold} figure.chart:not([data-state])" for fold in folds)
+        expect(page.locator(selector)).to_have_count(0)

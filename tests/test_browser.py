@@ -5,7 +5,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.conftest import new_page
+from tests.conftest import new_page, open_folds
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -76,6 +76,7 @@ def test_every_chart_is_drawn(browser, live_server, rules):
     page.get_by_label("Growing company with mixed workloads").check()
     page.get_by_role("button", name="Start the assessment").click()
     page.goto(page.url.replace("/step/workload/", "/"))
+    open_folds(page, "money", "plan-fold")  # the charts are drawn when their fold opens
     plots = page.locator(".plot")
     expect(plots).to_have_count(6)  # cumulative, plan, per hour, hybrid, tornado, breakdown
     for index in range(5):
@@ -142,6 +143,7 @@ def test_a_team_with_a_cluster_enters_it_and_the_costs_keep_it(browser, live_ser
     page.get_by_label("Month they were bought").fill("2025-06")
     page.get_by_role("button", name="See the recommendation").click()
     expect(page.locator("#recommendation")).to_be_visible()
+    open_folds(page, "money", "plan-fold")
     expect(page.get_by_text("You own 8 GPUs of this model already")).to_be_visible()
     assert page.errors == []
 

@@ -12,7 +12,7 @@ import pypdf
 import pytest
 from playwright.sync_api import expect
 
-from tests.conftest import new_page
+from tests.conftest import new_page, open_folds
 from tests.factories import make_answers, make_assessment
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -84,6 +84,7 @@ def open_result(browser, live_server, width, **kwargs):
     page.set_viewport_size({"width": width, "height": 900})
     page.goto(f"{live_server.url}/a/{edit}/")
     page.wait_for_function("document.body.dataset.chartsReady === 'true'")
+    open_folds(page, "money", "plan-fold")  # the charts are drawn when their fold opens
     return page, edit
 
 
@@ -168,8 +169,10 @@ def test_the_printed_report_hatches_with_lines_so_its_pdf_holds_no_pictures(
     assert sum(len(sheet.images) for sheet in reader.pages) == 0
     assert len(document) < 600_000
     # The result page on screen keeps Plotly's own patterns (hover redraws them).
+    page.emulate_media(media="screen")
     page.goto(f"{live_server.url}/a/{edit}/")
     page.wait_for_function("document.body.dataset.chartsReady === 'true'")
+    open_folds(page, "money", "plan-fold")
     assert any("url(" in shape["fill"] for shape in page.evaluate(HATCHED))
     assert page.errors == []
 
@@ -186,6 +189,8 @@ def test_without_javascript_every_chart_shows_its_numbers(browser, live_server, 
             "compare": f"{live_server.url}/compare/?a={first}&a={second}",
         }[where]
     )
+    if where == "result":
+        open_folds(page, "money", "plan-fold", javascript=False)
     figures = page.locator("figure.chart")
     expect(figures.first).to_be_visible()
     assert figures.count() == (1 if where == "compare" else len(KEYS))
@@ -205,6 +210,7 @@ def test_when_plotly_fails_to_load_the_tables_open_instead(browser, live_server,
     page = new_page(browser)
     page.route("**/plotly-basic-*.js", lambda route: route.abort())
     page.goto(f"{live_server.url}/a/{edit}/")
+    open_folds(page, "money", "plan-fold")
     figure = page.locator("#chart-cumulative")
     expect(figure).to_have_attribute("data-state", "failed")
     expect(figure.locator(".plot")).to_be_hidden()
@@ -232,6 +238,7 @@ def test_in_chinese_on_a_phone_every_label_reads_too(browser, live_server, rules
     page.set_viewport_size({"width": 390, "height": 900})
     page.goto(f"{live_server.url}/a/{edit}/")
     page.wait_for_function("document.body.dataset.chartsReady === 'true'")
+    open_folds(page, "money", "plan-fold")
     for key in KEYS:
         assert_labels_read(page, key)
     shot(page, "result-zh-390")

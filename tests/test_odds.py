@@ -262,7 +262,7 @@ def test_the_result_page_states_the_odds_and_draws_their_bands(client, rules):
 def test_in_chromium_the_odds_link_opens_the_ranges_and_the_bands_are_drawn(
     browser, live_server, rules
 ):
-    from tests.conftest import new_page
+    from tests.conftest import new_page, open_folds
     from tests.factories import make_assessment
 
     _assessment, edit, _view = make_assessment()
@@ -270,9 +270,11 @@ def test_in_chromium_the_odds_link_opens_the_ranges_and_the_bands_are_drawn(
     page.goto(f"{live_server.url}/a/{edit}/")
     page.wait_for_function("document.body.dataset.chartsReady === 'true'")
     assert not page.locator("#odds").evaluate("details => details.open")
+    open_folds(page, "firm")
     page.locator("#odds-sentence a").click()
     assert page.locator("#odds").evaluate("details => details.open")
     assert page.locator("#odds tbody tr").count() == len(odds.SPREADS)
+    open_folds(page, "money")
     assert page.locator("#chart-cumulative path.js-fill").count() >= 4
     assert page.errors == []
 

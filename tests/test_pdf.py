@@ -635,6 +635,7 @@ def test_in_chromium_revoking_asks_and_cancel_keeps_the_link(browser, live_serve
     _assessment, edit, view = make_assessment(name="2027 GPU plan")
     cto = new_page(browser)
     cto.goto(_live(live_server, "decider-result", edit))
+    cto.get_by_role("link", name="Share", exact=True).click()
     asked = []
     cto.once("dialog", lambda dialog: asked.append(dialog.message) or dialog.dismiss())
     cto.get_by_role("button", name="Revoke the view-only link").click()
@@ -662,6 +663,7 @@ def test_without_javascript_revoking_asks_on_a_page(browser, live_server, rules)
     _assessment, edit, view = make_assessment(name="2027 GPU plan")
     cto = new_page(browser, javascript=False)
     cto.goto(_live(live_server, "decider-result", edit))
+    cto.get_by_role("link", name="Share", exact=True).click()  # opens its fold without JS too
     cto.get_by_role("button", name="Revoke the view-only link").click()
     expect(cto.get_by_role("heading", name="Revoke the view-only link?")).to_be_visible()
     _shot(cto, "confirm")

@@ -260,3 +260,52 @@ def test_the_figures_table_gives_money_in_the_page_s_currency_beside_the_price_s
     assert "USD per GPU-hour" in row.group(0)  # the price set's own value and unit beside it
     usd = client.get(url + "?currency=USD").content.decode()
     assert 'class="converted"' not in usd
+
+
+# A4 in points, and the report's page margins (report.css: 16 mm above, 18 mm below).
+MM = 72 / 25.4
+TOP, BOTTOM = 16 * MM, 18 * MM
+
+
+def _page_fill(content: bytes) -> list[float]:
+    """How far down each page its text reaches, as a share of the page's text block (the
+    footer's page number left out): 1.0 is a full page. A chart's tick labels are text, so
+    a chart at the foot of a page counts."""
+    fills = []
+    for page in pypdf.PdfReader(io.BytesIO(content)).pages:
+        height = float(page.mediabox.height)
+        lows: list[float] = []
+
+        def visit(text, cm, tm, _font, _size, lows=lows):
+            y = tm[4] * cm[1] + tm[5] * cm[3] + cm[5]  # the text's baseline, page space
+            if text.strip() and y > BOTTOM:
+                lows.append(y)
+
+        page.extract_text(visitor_text=visit)
+        block = height - TOP - BOTTOM
+        fills.append((height - TOP - min(lows)) / block if lows else 0.0)
+    return fills
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("language", ["en", "zh-hans"])
+def test_no_page_of_a_startup_s_pdf_but_the_last_is_under_a_third_full(client, rules, language):
+    """A startup's PDF used to leave page 2 four-fifths empty before a forced page break
+    (issue 34); and `?lang=` decides its language whatever the browser asks for."""
+    answers = make_answers("startup")
+    answers.pop("cloud_share_pct", None)
+    assessment, _edit, view = make_assessment(answers=answers)
+    assessment_score(assessment)
+    other = "zh-hans" if language == "en" else "en"
+    response = client.get(
+        reverse("decider-view-pdf", args=[view]) + f"?lang={language}",
+        headers={"Accept-Language": other},
+    )
+    content = b"".join(response.streaming_content) if response.streaming else response.content
+    assert content.startswith(b"%PDF-")
+    pages, text = _pdf_text(content)
+    assert ("决策摘要" in text) == (language == "zh-hans")
+    assert ("Executive summary" in text) == (language == "en")
+    fills = _page_fill(content)
+    assert len(fills) == pages >= 3
+    assert all(fill >= 1 / 3 for fill in fills[:-1]), [round(f, 2) for f in fills]

@@ -3,7 +3,7 @@
 import pytest
 from playwright.sync_api import expect
 
-from tests.conftest import new_page
+from tests.conftest import new_page, open_folds
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -17,6 +17,7 @@ def _create_and_name(page, live_server) -> tuple[str, str]:
     page.get_by_role("button", name="Start the assessment").click()
     page.goto(page.url.replace("/step/workload/", "/"))
     expect(page.locator("#recommendation")).to_be_visible()
+    page.get_by_role("link", name="Share", exact=True).click()
     page.get_by_label("Name of this assessment").fill("2027 GPU plan")
     page.get_by_role("button", name="Save name").click()
     expect(page.get_by_text("Name saved.")).to_be_visible()
@@ -52,6 +53,7 @@ def test_one_shares_a_second_only_reads_a_third_edits(browser, live_server, rule
     # The infrastructure lead: another fresh browser, with the edit link.
     infra = new_page(browser)
     infra.goto(edit_url)
+    open_folds(infra, "answers-fold")
     infra.get_by_role("link", name="change", exact=True).nth(1).click()
     expect(infra.get_by_role("heading", name="Utilization and scale")).to_be_visible()
     infra.get_by_label("Expected average GPU utilization (%)").fill("35")
@@ -96,8 +98,9 @@ def test_print_preview_keeps_the_charts_inside_the_page(browser, live_server, ru
     page.set_viewport_size({"width": A4_WIDTH_PX, "height": 1123})
 
     page.goto(view_url)
-    expect(page.locator(".plot").first).to_have_attribute("data-drawn", "true")
+    page.wait_for_selector("body[data-charts-ready]")
     page.emulate_media(media="print")
+    page.evaluate("window.dispatchEvent(new Event('beforeprint'))")  # what printing sends
     _plots_fit(page, A4_WIDTH_PX)
     expect(page.locator(".site-header")).to_be_hidden()
     expect(page.locator(".modebar-btn")).to_have_count(0)

@@ -6,7 +6,7 @@ import pytest
 from django.urls import reverse
 
 from decider.models import Assessment
-from tests.conftest import new_page
+from tests.conftest import new_page, open_folds
 from tests.factories import make_answers, make_assessment
 
 pytestmark = pytest.mark.django_db
@@ -148,16 +148,18 @@ def test_the_result_follows_a_change_in_the_browser(browser, live_server, rules)
     page = new_page(browser)
     page.goto(f"{live_server.url}/a/{edit}/")
     page.wait_for_selector("body[data-charts-ready]")
-    before = page.locator("#summary table [data-option=onprem]").count()
+    open_folds(page, "money", "what-if-fold")
+    before = page.locator("#options table [data-option=onprem]").count()
     assert before == 1
-    saved_total = page.locator("#summary table tbody tr").nth(1).inner_text()
+    saved_total = page.locator("#options table tbody tr").nth(1).inner_text()
 
     page.fill("#what-if-gpus", "160")
     page.fill("#what-if-base_gpus", "150")
     page.click("#what-if button[type=submit]")
     page.wait_for_selector("#what-if-notice")
     assert "/what-if/?" in page.url  # reload or share shows the same trial
-    assert page.locator("#summary table tbody tr").nth(1).inner_text() != saved_total
+    # The folds the reader opened stay open in the new result, its charts drawn.
+    assert page.locator("#options table tbody tr").nth(1).inner_text() != saved_total
     page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length >= 4")
     assert page.evaluate("document.activeElement.id") == "what-if-notice"
 

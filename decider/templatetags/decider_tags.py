@@ -118,3 +118,42 @@ def kept(parser: template.base.Parser, token: template.base.Token) -> KeptNode:
     nodelist = parser.parse(("endkept",))
     parser.delete_first_token()
     return KeptNode(nodelist, bits[1].strip("\"'"), bits[3] if len(bits) == 4 else "kept")
+
+
+class FoldNode(template.Node):
+    def __init__(
+        self,
+        nodelist: template.NodeList,
+        key: template.base.FilterExpression,
+        title: template.base.FilterExpression,
+        opened: template.base.FilterExpression | None,
+    ) -> None:
+        self.nodelist, self.key, self.title, self.opened = nodelist, key, title, opened
+
+    def render(self, context: template.Context) -> str:
+        key = escape(str(self.key.resolve(context)))
+        title = escape(str(self.title.resolve(context)))
+        opened = " open" if self.opened is not None and self.opened.resolve(context) else ""
+        return mark_safe(
+            f'<details class="fold" id="{key}"{opened}>'
+            f'<summary><h2 class="fold-title" id="{key}-title">{title}</h2></summary>'
+            f'<div class="fold-body">{self.nodelist.render(context)}</div></details>'
+        )
+
+
+@register.tag
+def fold(parser: template.base.Parser, token: template.base.Token) -> FoldNode:
+    """{% fold "id" title [open=expression] %}...{% endfold %}: a section of the result page
+    folded under its title (a <details>), opened on click, from a link to it or to anything
+    in it, and for printing (app.js). The report prints the same partials unfolded."""
+    bits = token.split_contents()
+    opened = None
+    if len(bits) == 4 and bits[3].startswith("open="):
+        opened = parser.compile_filter(bits.pop()[len("open=") :])
+    if len(bits) != 3:
+        raise template.TemplateSyntaxError('usage: {% fold "id" title [open=expression] %}')
+    nodelist = parser.parse(("endfold",))
+    parser.delete_first_token()
+    return FoldNode(
+        nodelist, parser.compile_filter(bits[1]), parser.compile_filter(bits[2]), opened
+    )

@@ -4,7 +4,8 @@
     .venv/bin/python docs/screenshots/make.py [http://127.0.0.1:8000]   # needs poppler-utils
 
 It creates the "steady inference plus bursts" assessment through the API, then saves the
-result page (1366 px wide) and page 1 of its A4 report (printed by Chromium, rasterised by
+first screen of the result page (1280×800 in English, 390×844 in Chinese) and page 1 of its
+A4 report (printed by Chromium, rasterised by
 poppler's `pdftoppm`) next to this file.
 """
 
@@ -63,10 +64,17 @@ def main(server: str) -> None:
         browser = playwright.chromium.launch(
             executable_path="/usr/bin/chromium", args=["--no-sandbox"]
         )
+        # The first screen of the result page: a laptop in English, a phone in Chinese.
+        for name, (width, height), locale in (
+            ("result", (1280, 800), "en-US"),
+            ("result-phone-zh", (390, 844), "zh-CN"),
+        ):
+            shown = browser.new_page(viewport={"width": width, "height": height}, locale=locale)
+            shown.goto(view)
+            shown.wait_for_selector("body[data-charts-ready]")
+            shown.screenshot(path=HERE / f"{name}.png")
+            shown.close()
         page = browser.new_page(viewport={"width": 1366, "height": 1500}, locale="en-US")
-        page.goto(view)
-        page.wait_for_selector("body[data-charts-ready]")
-        page.screenshot(path=HERE / "result.png")
         page.goto(f"{view}report/")
         page.wait_for_selector("body[data-charts-ready]")
         page.emulate_media(media="print")

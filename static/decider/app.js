@@ -34,11 +34,28 @@ document.addEventListener("click", (event) => {
   (input.closest(".field") || input).scrollIntoView({ block: "start" });
   input.focus({ preventScroll: true });
 });
-// A link to a folded section (the odds' ranges) opens it; the browser then scrolls to it.
+// A link to a folded section, or to anything inside one, opens the folds around it; so
+// does arriving with its address (Chromium does that by itself; this is for the others).
+function openFoldsAround(target) {
+  for (let node = target; node; node = node.parentElement && node.parentElement.closest("details")) {
+    if (node instanceof HTMLDetailsElement) node.open = true;
+  }
+}
+function openFoldsFor(hash, scroll) {
+  const target = hash.length > 1 && document.getElementById(decodeURIComponent(hash.slice(1)));
+  if (!target) return;
+  openFoldsAround(target);
+  if (scroll) target.scrollIntoView({ block: "start" });
+}
 document.addEventListener("click", (event) => {
   const link = event.target.closest("a[href^='#']");
-  const target = link && document.getElementById(link.hash.slice(1));
-  if (target instanceof HTMLDetailsElement) target.open = true;
+  if (link) openFoldsFor(link.hash, false); // the browser scrolls to it next
+});
+window.addEventListener("hashchange", () => openFoldsFor(window.location.hash, true));
+document.addEventListener("DOMContentLoaded", () => openFoldsFor(window.location.hash, true));
+// Printing the result page prints every section: the folds open first.
+window.addEventListener("beforeprint", () => {
+  document.querySelectorAll("details.fold, details.sub-fold").forEach((fold) => { fold.open = true; });
 });
 // The utilization step: the average the steady base and the time at the peak give,
 // recomputed as they are typed (the server says the same once the step is saved).

@@ -70,7 +70,8 @@
 
   function drawOne(el) {
     const source = document.getElementById(el.dataset.figure);
-    if (!source || el.dataset.drawn) return Promise.resolve();
+    if (!source || el.dataset.drawn || el.dataset.drawing) return Promise.resolve();
+    el.dataset.drawing = "true"; // a fold's "toggle" and drawAll may both ask for it
     const figureEl = el.closest("figure");
     const done = (state) => {
       if (!figureEl) return;
@@ -85,11 +86,13 @@
       layout = layoutFor(el, figure);
     } catch (error) {
       console.warn("chart not drawn:", el.dataset.figure, error);
+      delete el.dataset.drawing;
       done("failed");
       return Promise.resolve();
     }
     const config = el.dataset.width ? { displayModeBar: false, staticPlot: true } : CONFIG;
     return Plotly.newPlot(el, figure.data, layout, config)
+      .finally(() => delete el.dataset.drawing)
       .then(() => fitLegend(el))
       .then(() => {
         if (el.dataset.width) hatchAsLines(el);
@@ -185,8 +188,13 @@
     });
   }
 
+  // A plot in a closed fold of the result page has no size yet: it is drawn when the fold
+  // opens (or the page is printed), not before.
+  const FOLDED = "details.fold:not([open]), details.sub-fold:not([open])";
   function drawAll(root) {
-    const plots = Array.from(root.querySelectorAll("[data-figure]"));
+    const plots = Array.from(root.querySelectorAll("[data-figure]")).filter(
+      (el) => !el.closest(FOLDED)
+    );
     return Promise.all(plots.map(drawOne)).then(() => {
       document.body.dataset.chartsReady = "true";
     });
@@ -207,6 +215,20 @@
   }
 
   document.addEventListener("DOMContentLoaded", () => drawAll(document));
+  // "toggle" does not bubble: listen in the capture phase for every fold on the page.
+  document.addEventListener(
+    "toggle",
+    (event) => {
+      const fold = event.target;
+      if (!fold.open || !fold.matches("details.fold, details.sub-fold")) return;
+      fold.querySelectorAll("[data-figure]").forEach((el) => {
+        if (el.closest(FOLDED)) return;
+        if (el.dataset.drawn) Plotly.Plots.resize(el);
+        else drawOne(el);
+      });
+    },
+    true
+  );
   let resizeTimer;
   window.addEventListener("resize", () => {
     clearTimeout(resizeTimer);
@@ -214,7 +236,11 @@
   });
   // Plotly does not follow print layout by itself: the print CSS fixes the
   // chart size, and we redraw into it before and after printing.
-  window.addEventListener("beforeprint", resizeAll);
+  window.addEventListener("beforeprint", () => {
+    // app.js opens the folds first (it loads earlier); draw what they held.
+    document.querySelectorAll("[data-figure]:not([data-drawn])").forEach(drawOne);
+    resizeAll();
+  });
   window.addEventListener("afterprint", resizeAll);
   if (window.matchMedia) {
     window.matchMedia("print").addEventListener("change", resizeAll);
