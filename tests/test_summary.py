@@ -253,4 +253,4 @@ def test_a_count_of_one_gpu_is_singular(gpus, said):
         "GPU" if gpus == 1 else "GPUs"
     )
     with override("zh-hans"):
-        assert summary.option_detail(costs, "cloud_committed") == f"承诺 {gpus} 张 GPU"
+        assert summary.option_detail(costs, "cloud_committed") == f"承诺 {gpus} 块GPU"

@@ -520,7 +520,7 @@ SMALL_SERVER_SOURCE = (
     "pro rata per GPU from the {per_node}-GPU server's {name}"
 )
 SMALL_SERVER_SOURCE_ZH = (
-    "估算：{gpus} 块 GPU 可装入一台 {size} 卡服务器（最小可购为 {smallest} 卡）；"
+    "估算：{gpus} 块GPU 可装入一台 {size} 卡服务器（最小可购为 {smallest} 卡）；"
     "按每卡比例折算自 {per_node} 卡服务器的数值"
 )
 
