@@ -237,6 +237,10 @@ LOGGING = {
 # Where the server-side PDF renderer finds Debian's Chromium.
 CHROMIUM_PATH = os.environ.get("DECIDER_CHROMIUM_PATH", "/usr/bin/chromium")
 
+# A second pair of eyes (issue 35): a draft rule set is published only by someone other
+# than its last editor. Off by default (one admin alone can publish); on in docker-compose.yml.
+DECIDER_PUBLISH_REVIEW = envbool("DECIDER_PUBLISH_REVIEW", False)
+
 # security.W003 looks for Django's CsrfViewMiddleware by name; ours is a subclass
 # (decider/middleware.py), and tests/test_sharing.py checks that it refuses forged posts.
 SILENCED_SYSTEM_CHECKS = ["security.W003"]

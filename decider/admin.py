@@ -13,8 +13,11 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from django import forms
+from django.conf import settings
 from django.contrib import admin, messages
 from django.contrib.admin.utils import unquote
+from django.contrib.auth.admin import GroupAdmin
+from django.contrib.auth.models import Group
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.db.models import Count, QuerySet
@@ -56,11 +59,16 @@ from decider.models import (
     ProviderPrice,
     RuleSet,
 )
+from decider.roles import BY_NAME
 from decider.rulesets import (
     RuleSetPublished,
     documents_read,
+    no_publish_right,
+    publish_refusal,
     ruleset_draft,
     ruleset_export,
+    ruleset_histories,
+    ruleset_last_edit,
     ruleset_publish,
     rulesets_import,
 )
@@ -502,7 +510,7 @@ class RuleSetAdmin(PublishedReadOnly, HistoryAdmin):
     ]
     readonly_fields = ["version", "is_published", "published_at", "created_at"]
     inlines = [CriterionInline, ConstraintInline]
-    actions = ["make_draft", "export_json"]
+    actions = ["make_draft", "publish_draft", "export_json"]
 
     def get_queryset(self, request: HttpRequest) -> QuerySet:
         return (
@@ -542,6 +550,18 @@ class RuleSetAdmin(PublishedReadOnly, HistoryAdmin):
                 % {"draft": draft.version, "version": ruleset.version},
                 messages.SUCCESS,
             )
+
+    def has_publish_permission(self, request: HttpRequest) -> bool:
+        return request.user.has_perm("decider.publish_ruleset")
+
+    @admin.action(description=_("Publish the selected draft…"), permissions=["publish"])
+    def publish_draft(self, request: HttpRequest, queryset: QuerySet) -> HttpResponse | None:
+        """Not a shortcut: it opens the draft's "Publish?" page, with its impact preview."""
+        drafts = list(queryset.filter(is_published=False)[:2])
+        if len(drafts) != 1:
+            self.message_user(request, gettext("Select one draft to publish."), messages.WARNING)
+            return None
+        return self._render_impact(request, drafts[0], confirm=True)
 
     @admin.action(description=_("Export selected as JSON"))
     def export_json(self, request: HttpRequest, queryset: QuerySet) -> HttpResponse:
@@ -623,13 +643,24 @@ class RuleSetAdmin(PublishedReadOnly, HistoryAdmin):
     def publish_view(self, request: HttpRequest, pk: int) -> HttpResponse:
         if request.method != "POST":
             return HttpResponseRedirect(reverse("admin:decider_ruleset_impact", args=[pk]))
-        ruleset = self._get_draft(request, pk)
+        ruleset = self._get_ruleset(request, pk)
+        if ruleset.is_published or not self.has_publish_permission(request):
+            raise PermissionDenied
         if "confirm" not in request.POST:
             return self._render_impact(request, ruleset, confirm=True)
+        if refusal := publish_refusal(
+            request.user, ruleset, review=settings.DECIDER_PUBLISH_REVIEW
+        ):
+            self.message_user(request, refusal, messages.ERROR)
+            response = self._render_impact(request, ruleset, confirm=True)
+            response.status_code = 403
+            return response
         try:
             with transaction.atomic():
                 previous = RuleSet.current()
-                published = ruleset_publish(ruleset)
+                published = ruleset_publish(
+                    ruleset, published_by=request.user, impact=self._impact_seen(ruleset)
+                )
         except RuleSetProblems:
             self.message_user(
                 request,
@@ -655,6 +686,18 @@ class RuleSetAdmin(PublishedReadOnly, HistoryAdmin):
                 messages.SUCCESS,
             )
         return HttpResponseRedirect(reverse("admin:decider_ruleset_change", args=[pk]))
+
+    @staticmethod
+    def _impact_seen(ruleset: RuleSet) -> dict[str, Any] | None:
+        """The preview the publisher's confirm page showed: the kept one, if it is of the
+        draft as it is now and was done computing."""
+        from decider.models import ImpactPreview
+        from decider.services import ruleset_digest
+
+        preview = ImpactPreview.objects.filter(
+            ruleset=ruleset, state=ImpactPreview.DONE, digest=ruleset_digest(ruleset)
+        ).first()
+        return preview.impact if preview else None
 
     def _render_impact(self, request: HttpRequest, ruleset: RuleSet, *, confirm: bool):
         from decider.services import impact_from_dict, impact_preview
@@ -691,21 +734,22 @@ class RuleSetAdmin(PublishedReadOnly, HistoryAdmin):
             "current": current,
             "confirm": confirm,
             "problems": ruleset_problems(ruleset_export(ruleset)),
+            "last_edit": ruleset_last_edit(ruleset),
+            "refusal": publish_refusal(
+                request.user, ruleset, review=settings.DECIDER_PUBLISH_REVIEW
+            ),
         }
         return TemplateResponse(request, "admin/decider/ruleset/impact.html", context)
 
     def changes_view(self, request: HttpRequest, pk: int) -> HttpResponse:
         """Every recorded change to this rule set and its rows, newest first, with who and what."""
         ruleset = self._get_ruleset(request, pk)
-        criteria = Criterion.history.filter(ruleset_id=pk).values_list("id", flat=True)
-        histories = [
-            RuleSet.history.filter(id=pk),
-            Criterion.history.filter(ruleset_id=pk),
-            Option.history.filter(criterion_id__in=criteria.distinct()),
-            Constraint.history.filter(ruleset_id=pk),
-        ]
         records = sorted(
-            (r for h in histories for r in h.select_related("history_user")[:CHANGES_SHOWN]),
+            (
+                r
+                for h in ruleset_histories(pk)
+                for r in h.select_related("history_user")[:CHANGES_SHOWN]
+            ),
             key=lambda r: r.history_date,
             reverse=True,
         )[:CHANGES_SHOWN]
@@ -729,14 +773,27 @@ class RuleSetAdmin(PublishedReadOnly, HistoryAdmin):
                     "changes": changes,
                 }
             )
+        created = RuleSet.history.filter(id=pk, history_type="+").select_related("history_user")
         context = {
             **self._context(
                 request, ruleset, gettext("Changes to v%(version)d") % {"version": ruleset.version}
             ),
             "rows": rows,
             "limit": CHANGES_SHOWN,
+            "drafted": created.order_by("history_date").first(),
+            "publication": _publication_shown(ruleset),
         }
         return TemplateResponse(request, "admin/decider/ruleset/changes.html", context)
+
+    def _import_refusal(self, request: HttpRequest) -> str | None:
+        if not self.has_publish_permission(request):
+            return no_publish_right()
+        if settings.DECIDER_PUBLISH_REVIEW:
+            return gettext(
+                "You drafted it by importing it: someone else must publish it (a second pair "
+                "of eyes is required here)."
+            )
+        return None
 
     def export_view(self, request: HttpRequest, pk: int) -> HttpResponse:
         ruleset = self._get_ruleset(request, pk)
@@ -748,9 +805,19 @@ class RuleSetAdmin(PublishedReadOnly, HistoryAdmin):
         form = ImportForm(request.POST or None, request.FILES or None)
         problems: list[Problem] = []
         if request.method == "POST" and form.is_valid():
+            publish = form.cleaned_data["publish"]
+            # The importer drafted what they import: under a second pair of eyes they are
+            # its last editor, and someone else publishes it.
+            if publish and (refusal := self._import_refusal(request)):
+                publish = False
+                self.message_user(
+                    request,
+                    gettext("Imported as a draft. %(why)s") % {"why": refusal},
+                    messages.WARNING,
+                )
             try:
                 rulesets = rulesets_import(
-                    form.cleaned_data["file"], publish=form.cleaned_data["publish"]
+                    form.cleaned_data["file"], publish=publish, published_by=request.user
                 )
             except RuleSetProblems as error:
                 problems = error.problems
@@ -777,6 +844,27 @@ class RuleSetAdmin(PublishedReadOnly, HistoryAdmin):
             "problems": problems,
         }
         return TemplateResponse(request, "admin/decider/ruleset/import.html", context)
+
+
+def _publication_shown(ruleset: RuleSet) -> dict[str, Any] | None:
+    """Who published `ruleset` and what its impact preview showed them (issue 35)."""
+    from decider.models import Publication
+
+    publication = Publication.objects.filter(ruleset=ruleset).select_related("published_by")
+    found = publication.first()
+    if found is None:
+        return None
+    impact = found.impact
+    transitions = [
+        gettext("%(old)s → %(new)s: %(count)d")
+        % {
+            "old": outcome_name(t["from_outcome"]) or gettext("none"),
+            "new": outcome_name(t["to_outcome"]) or gettext("none"),
+            "count": t["count"],
+        }
+        for t in (impact or {}).get("transitions", [])
+    ]
+    return {"record": found, "impact": impact, "transitions": transitions}
 
 
 def _json_download(data: Any, stem: str) -> HttpResponse:
@@ -1009,3 +1097,24 @@ class AssessmentAdmin(admin.ModelAdmin):
         "scored_at",
     ]
     exclude = ["edit_hash", "view_hash", "view_sealed"]
+
+
+# --- the shipped roles -----------------------------------------------------------------
+
+
+admin.site.unregister(Group)
+
+
+@admin.register(Group)
+class RoleGroupAdmin(GroupAdmin):
+    """Django's groups, with what each shipped role is for (decider/roles.py)."""
+
+    list_display = ["name", "role"]
+
+    @admin.display(description=_("what it is for"))
+    def role(self, obj: Group) -> str:
+        role = BY_NAME.get(obj.name)
+        if role is None:
+            return ""
+        language = get_language() or "en"
+        return f"{role.title.get(language)}: {role.description.get(language)}"

@@ -8,6 +8,7 @@ import secrets
 from collections.abc import Mapping
 from typing import Any
 
+from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import connections, models, router
 from django.utils import timezone
@@ -60,6 +61,8 @@ class RuleSet(models.Model):
         ordering = ["-version"]
         verbose_name = _("rule set")
         verbose_name_plural = _("rule sets")
+        # A right of its own (issue 35): whoever may edit a draft may not make it current.
+        permissions = [("publish_ruleset", _("Can publish a rule set"))]
 
     def __str__(self) -> str:
         return f"v{self.version} {self.name}"
@@ -628,6 +631,36 @@ class ReportPdf(models.Model):
 
     def __str__(self) -> str:
         return f"PDF of {self.assessment} ({self.created_at:%Y-%m-%d %H:%M})"
+
+
+class Publication(models.Model):
+    """Who made a rule set the current one, when, and the impact preview they saw.
+
+    `published_by` is the admin who published; a `manage.py` command publishes as the
+    operator and names itself in `operator`. `impact` is the preview on the page the
+    publisher confirmed (None when none was shown: an import published at once, a command).
+    """
+
+    ruleset = models.OneToOneField(RuleSet, on_delete=models.CASCADE, related_name="publication")
+    published_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("published by"),
+    )
+    operator = models.CharField(_("command"), max_length=100, blank=True)
+    published_at = models.DateTimeField(_("published at"), default=timezone.now)
+    previous_version = models.PositiveIntegerField(_("version it replaced"), null=True, blank=True)
+    impact = models.JSONField(_("impact preview seen"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("publication")
+        verbose_name_plural = _("publications")
+
+    def __str__(self) -> str:
+        return f"{self.ruleset} published by {self.published_by or self.operator or '?'}"
 
 
 class ImpactPreview(models.Model):

@@ -40,6 +40,7 @@ from decider.models import (
     Option,
     Provider,
     ProviderPrice,
+    Publication,
     RuleSet,
 )
 
@@ -215,8 +216,11 @@ def ruleset_import(
     publish: bool = True,
     check: bool = True,
     reason: str | None = None,
+    published_by: Any = None,
+    operator: str = "",
 ) -> RuleSet:
-    """A new rule set from a document; refused whole (RuleSetProblems) if it breaks a rule."""
+    """A new rule set from a document; refused whole (RuleSetProblems) if it breaks a rule.
+    Published at once (`publish`): by `published_by` (a user) or the `operator`'s command."""
     if check:
         problems = document_problems(document)
         if problems:
@@ -224,6 +228,9 @@ def ruleset_import(
             raise RuleSetProblems(problems)
     if version is None:
         version = RuleSet.next_version()
+    previous = RuleSet.current() if publish else None
+    if publish and operator:
+        reason = _published_reason(operator)
     ruleset = _with_reason(
         RuleSet(
             version=version,
@@ -246,7 +253,32 @@ def ruleset_import(
             _with_reason(Option(criterion=criterion, **option_row(option)), reason).save()
     for item in document.get("constraints", []):
         _with_reason(Constraint(ruleset=ruleset, **constraint_row(item)), reason).save()
+    if publish:
+        _record_publication(ruleset, previous, published_by=published_by, operator=operator)
     return ruleset
+
+
+def _published_reason(operator: str) -> str:
+    """The history's reason for what a command published: it ran as the operator."""
+    return _("published by the operator (%(command)s)") % {"command": operator}
+
+
+def _record_publication(
+    ruleset: RuleSet,
+    previous: RuleSet | None,
+    *,
+    published_by: Any,
+    operator: str,
+    impact: dict[str, Any] | None = None,
+) -> None:
+    Publication.objects.create(
+        ruleset=ruleset,
+        published_by=published_by if getattr(published_by, "pk", None) else None,
+        operator=operator,
+        published_at=ruleset.published_at or timezone.now(),
+        previous_version=previous.version if previous else None,
+        impact=impact,
+    )
 
 
 @transaction.atomic
@@ -263,8 +295,16 @@ def ruleset_draft(ruleset: RuleSet) -> RuleSet:
 
 
 @transaction.atomic
-def ruleset_publish(ruleset: RuleSet) -> RuleSet:
-    """Publish a draft so new assessments are scored with it; refused if it breaks a rule."""
+def ruleset_publish(
+    ruleset: RuleSet,
+    *,
+    published_by: Any = None,
+    operator: str = "",
+    impact: dict[str, Any] | None = None,
+) -> RuleSet:
+    """Publish a draft so new assessments are scored with it; refused if it breaks a rule.
+    Who may is the caller's to check (the admin: `decider.publish_ruleset`); this records
+    who did (`published_by`, or the `operator`'s command) and the `impact` they saw."""
     ruleset = RuleSet.objects.select_for_update().get(pk=ruleset.pk)
     if ruleset.is_published:
         raise RuleSetPublished(
@@ -280,9 +320,33 @@ def ruleset_publish(ruleset: RuleSet) -> RuleSet:
         ruleset.version = RuleSet.next_version()
     ruleset.is_published = True
     ruleset.published_at = timezone.now()
-    _with_reason(ruleset, _("published")).save()
+    _with_reason(ruleset, _published_reason(operator) if operator else _("published")).save()
+    _record_publication(
+        ruleset, current, published_by=published_by, operator=operator, impact=impact
+    )
     log.info("rule set v%s published", ruleset.version)
     return ruleset
+
+
+def ruleset_histories(ruleset_pk: int) -> list[Any]:
+    """The history of a rule set and of its rows: criteria, their options, constraints."""
+    criteria = Criterion.history.filter(ruleset_id=ruleset_pk).values_list("id", flat=True)
+    return [
+        RuleSet.history.filter(id=ruleset_pk),
+        Criterion.history.filter(ruleset_id=ruleset_pk),
+        Option.history.filter(criterion_id__in=criteria.distinct()),
+        Constraint.history.filter(ruleset_id=ruleset_pk),
+    ]
+
+
+def ruleset_last_edit(ruleset: RuleSet) -> Any:
+    """The newest history record of a draft or its rows (its `history_user`: who edited it
+    last, None for a command), or None when it has none."""
+    newest = [
+        h.select_related("history_user").order_by("-history_date").first()
+        for h in ruleset_histories(ruleset.pk)
+    ]
+    return max((r for r in newest if r is not None), key=lambda r: r.history_date, default=None)
 
 
 def ruleset_export(ruleset: RuleSet) -> dict[str, Any]:
@@ -396,7 +460,13 @@ def providers_add_missing(document: dict[str, Any]) -> tuple[int, int]:
 
 
 @transaction.atomic
-def rulesets_import(documents: Sequence[dict[str, Any]], *, publish: bool) -> list[RuleSet]:
+def rulesets_import(
+    documents: Sequence[dict[str, Any]],
+    *,
+    publish: bool,
+    published_by: Any = None,
+    operator: str = "",
+) -> list[RuleSet]:
     """Import every document or none: all are checked before anything is written."""
     problems = []
     for number, document in enumerate(documents, start=1):
@@ -411,6 +481,40 @@ def rulesets_import(documents: Sequence[dict[str, Any]], *, publish: bool) -> li
         log.warning("rule set import refused: %d problems, first: %s", len(problems), problems[0])
         raise RuleSetProblems(problems)
     return [
-        ruleset_import(document, publish=publish, check=False, reason=_("imported"))
+        ruleset_import(
+            document,
+            publish=publish,
+            check=False,
+            reason=_("imported"),
+            published_by=published_by,
+            operator=operator,
+        )
         for document in documents
     ]
+
+
+# --- who may publish (issue 35) ------------------------------------------------------
+
+
+def publish_refusal(user: Any, ruleset: RuleSet, *, review: bool) -> str | None:
+    """Why `user` may not make the draft `ruleset` current, or None when they may: they need
+    `decider.publish_ruleset`, and under a second pair of eyes (`review`, the setting
+    DECIDER_PUBLISH_REVIEW) they may not be the draft's last editor. Commands publish as the
+    operator and do not ask."""
+    if not user.has_perm("decider.publish_ruleset"):
+        return no_publish_right()
+    if review:
+        last = ruleset_last_edit(ruleset)
+        if last is not None and last.history_user_id == user.pk:
+            return _(
+                "You edited this draft last: someone else must publish it (a second pair of "
+                "eyes is required here)."
+            )
+    return None
+
+
+def no_publish_right() -> str:
+    return _(
+        "Publishing needs the right to publish rule sets (the publishers group); "
+        "ask a publisher to review and publish this draft."
+    )

@@ -505,3 +505,12 @@ def test_the_apps_processes_run_numpy_on_one_thread_each():
         )
         assert done.returncode == 0, done.stderr
         assert done.stdout.strip() == expected
+
+
+@pytest.mark.slow
+def test_the_production_shape_asks_a_second_pair_of_eyes_to_publish():
+    """Issue 35: off by default (one admin alone can publish), on in docker-compose.yml."""
+    assert settings_value("DECIDER_PUBLISH_REVIEW", compose_env()) is True
+    default = compose_env()
+    default.pop("DECIDER_PUBLISH_REVIEW")
+    assert settings_value("DECIDER_PUBLISH_REVIEW", default) is False

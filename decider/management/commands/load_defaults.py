@@ -6,6 +6,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand
 
 from decider.models import Assumption, RuleSet
+from decider.roles import roles_sync
 from decider.rulesets import (
     assumptions_add_missing,
     assumptions_import,
@@ -24,7 +25,9 @@ class Command(BaseCommand):
             self.stdout.write("Rule set already loaded; left as it is.")
         else:
             document = json.loads((FIXTURES / "ruleset.json").read_text(encoding="utf-8"))
-            ruleset = ruleset_import(document, version=document.get("version"))
+            ruleset = ruleset_import(
+                document, version=document.get("version"), operator="manage.py load_defaults"
+            )
             self.stdout.write(f"Loaded rule set {ruleset}.")
         document = json.loads((FIXTURES / "assumptions.json").read_text(encoding="utf-8"))
         if not Assumption.objects.exists():
@@ -40,3 +43,7 @@ class Command(BaseCommand):
             self.stdout.write(f"Added {providers} cloud providers and {prices} provider prices.")
         else:
             self.stdout.write("Cloud providers already loaded; left as they are.")
+        if touched := roles_sync():
+            self.stdout.write(f"Admin groups set up: {', '.join(touched)}.")
+        else:
+            self.stdout.write("Admin groups already set up; left as they are.")

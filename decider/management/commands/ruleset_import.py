@@ -28,7 +28,12 @@ class Command(BaseCommand):
                 if options["file"] == "-"
                 else Path(options["file"]).read_text(encoding="utf-8")
             )
-            rulesets = rulesets_import(documents_read(text), publish=options["publish"])
+            # A command runs as the operator, with every right; the history says so.
+            rulesets = rulesets_import(
+                documents_read(text),
+                publish=options["publish"],
+                operator="manage.py ruleset_import --publish" if options["publish"] else "",
+            )
         except OSError as error:
             self.stderr.write(f"{options['file']}: {error.strerror}")
             raise SystemExit(2) from None
