@@ -1064,6 +1064,55 @@ def _largest_line(costs: dict, option: str) -> dict[str, Any]:
     }
 
 
+def chart_api(costs: dict, sentence: str) -> Chart:
+    """Per token against the cheapest GPU option, by volume (issue 36): two lines of
+    present value on log axes, the user's own volume marked."""
+    currency = costs["currency"]
+    curve = costs["api_curve"]
+    x = [point["tokens_per_day_m"] for point in curve]
+    api_name, gpu_name = _("Per token (hosted model)"), _("Cheapest GPU option")
+    traces = [
+        _trace(
+            "scatter",
+            x=x,
+            y=[p["api"] for p in curve],
+            mode="lines+markers",
+            name=api_name,
+            line={"color": COLORS["cloud_on_demand"], "dash": "dot", "width": 2},
+        ),
+        _trace(
+            "scatter",
+            x=x,
+            y=[p["gpus"] for p in curve],
+            mode="lines+markers",
+            name=gpu_name,
+            line={"color": COLORS["onprem"], "dash": "solid", "width": 2},
+        ),
+    ]
+    own = costs["api"]["tokens_per_day_m"]
+    shape, annotation = _vline(
+        own, _("You: %(volume)s M/day") % {"volume": f"{own:,.3g}"}, inside=True, span=(0, 1)
+    )
+    annotation["x"] = math.log10(own)  # Plotly places annotations on a log axis by log10
+    values = [v for p in curve for v in (p["api"], p["gpus"]) if v]
+    title = _("Per token or GPUs: cost by volume")
+    figure = _figure(
+        traces,
+        title=title,
+        x_title=_("Million tokens a day (log scale)"),
+        y_title=_("Present value (%(currency)s, log scale)") % {"currency": currency},
+        xaxis={"type": "log"},
+        yaxis=money_ticks(min(values), max(values), currency),
+        shapes=[shape],
+        annotations=[annotation],
+        hovermode="x unified",
+        meta={"narrow": {"annotations[0].text": f"{own:,.3g}"}, "top": 30},
+    )
+    headers = [_("Million tokens a day"), f"{api_name} ({currency})", f"{gpu_name} ({currency})"]
+    rows = [[p["tokens_per_day_m"], p["api"], p["gpus"]] for p in curve]
+    return Chart("api", title, sentence, figure, headers, rows)
+
+
 def charts_for(
     costs: dict,
     recommended: str | None = None,

@@ -19,9 +19,9 @@ from django.utils.translation import get_language, gettext_noop, ngettext
 from django.utils.translation import gettext as _
 
 from decider import caching, decision, formats, summary
-from decider.charts import chart_compare, charts_for, plan_sentence
+from decider.charts import chart_api, chart_compare, charts_for, plan_sentence
 from decider.checklist import checklist_for
-from decider.engine import questionnaire, scoring, verdict
+from decider.engine import questionnaire, scoring, tokens, verdict
 from decider.engine.figures import FIGURES, is_estimate
 from decider.engine.markets import currency_rate, symbol_of
 from decider.engine.outcomes import (
@@ -197,6 +197,7 @@ def _scored_context(assessment: Assessment, *, currency: str) -> dict[str, Any]:
             odds=odds,
         ),
         "assumption_rows": _figure_rows(costs, overrides=assessment.answers.get("costs", {})),
+        "api": _api_shown(costs, currency),
     }
 
 
@@ -244,6 +245,7 @@ def _summary_shown(
         **_what_it_costs(assessment, result, costs, basis, currency, language),
         "basis": summary.basis_sentence(basis),
         "provider": summary.provider_sentence(costs, currency),
+        "api": summary.api_sentence(costs, currency),
         "pooling": summary.pooling_sentence(plan, currency),
         "risks": summary.risks(
             result=result,
@@ -548,6 +550,28 @@ def _present_value_note(costs: Mapping[str, Any]) -> tuple[str, str]:
         )
         % {"rate": f"{costs['discount_rate'] * 100:g}", "currency": costs["currency"]},
     )
+
+
+def _api_shown(costs: Mapping[str, Any], currency: str) -> dict[str, Any] | None:
+    """A hosted model per token beside the GPU options (issue 36): the line, the price it is
+    priced at, each option's cost per million tokens, and the chart by volume."""
+    sentence = summary.api_sentence(costs, currency)
+    if sentence is None:
+        return None
+    price = costs.get("api")
+    per_million = costs.get("api_cost_per_m_tokens") or {}
+    return {
+        "sentence": sentence,
+        "price": price,
+        "model_class": tokens.MODEL_CLASSES[price["model_class"]].get(get_language() or "en")
+        if price
+        else None,
+        "per_million": [
+            (_("Per token (hosted model)") if key == "api" else cost_option_label(key), value)
+            for key, value in per_million.items()
+        ],
+        "chart": chart_api(dict(costs), sentence) if price and costs.get("api_curve") else None,
+    }
 
 
 def _outcomes_explained(result: scoring.Result) -> list[dict[str, Any]]:

@@ -34,6 +34,7 @@ from decider.engine.evaluation import (
     answers_evaluate,
     answers_odds,
     answers_plan,
+    with_api,
 )
 from decider.engine.figures import FIGURE_NAMES, Figure, figures_as_dict, figures_from_dict
 from decider.engine.markets import DEFAULT_MARKET, market_of
@@ -323,13 +324,21 @@ def assessment_costs(assessment: Assessment, *, currency: str) -> dict[str, Any]
         assessment,
         "costs",
         currency,
-        lambda: answers_costs(
-            answers=assessment.answers,
-            figures=scored_figures(assessment),
-            excluded=assessment_excluded(assessment),
-            currency=currency,
-            provider=assessment.result.get("provider") if assessment.result else None,
-        ),
+        lambda: _costs_shown(assessment, currency),
+    )
+
+
+def _costs_shown(assessment: Assessment, currency: str) -> dict[str, Any]:
+    figures, excluded = scored_figures(assessment), assessment_excluded(assessment)
+    computed = answers_costs(
+        answers=assessment.answers,
+        figures=figures,
+        excluded=excluded,
+        currency=currency,
+        provider=assessment.result.get("provider") if assessment.result else None,
+    )
+    return with_api(
+        computed, answers=assessment.answers, figures=figures, excluded=excluded, currency=currency
     )
 
 

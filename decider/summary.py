@@ -1093,3 +1093,48 @@ def when(day: datetime.date) -> str:
 
 def _language() -> str:
     return get_language() or "en"
+
+
+def tokens_text(millions: float) -> str:
+    """A volume of tokens as a reader says it: "1.4 billion", "50 million"; 14 亿, 5,000 万."""
+
+    def three(number: float) -> str:  # three significant digits, never an exponent
+        return f"{float(f'{number:.3g}'):,g}"
+
+    if is_chinese(_language()):
+        return f"{three(millions / 100)} 亿" if millions >= 100 else f"{three(millions * 100)} 万"
+    if millions >= 1000:
+        return _("%(n)s billion") % {"n": three(millions / 1000)}
+    return _("%(n)s million") % {"n": three(millions)}
+
+
+def api_sentence(costs: Mapping[str, Any], currency: str) -> str | None:
+    """A hosted model per token against the GPUs, in one line (issue 36): where GPUs pay off
+    against the user's own volume, or why it is not an option; None when the answers do not
+    say what they serve."""
+    if "api" not in costs:
+        return None
+    language = _language()
+    if costs["api"] is None:
+        return Text.from_dict(costs["api_not_offered"]).get(language)
+    served = tokens_text(costs["api"]["tokens_per_day_m"])
+    present = {"api": money(costs["present_value"]["api"], currency)}
+    found = costs.get("api_break_even_tokens_per_day_m")
+    curve = costs.get("api_curve") or []
+    if found is None:
+        most = tokens_text(curve[-1]["tokens_per_day_m"]) if curve else served
+        text = _(
+            "Per token (%(api)s in present value) stays cheaper than every GPU option up to "
+            "%(most)s tokens a day; you serve %(served)s."
+        ) % {**present, "most": most, "served": served}
+    elif curve and found <= curve[0]["tokens_per_day_m"]:
+        text = _(
+            "GPUs cost less than per token (%(api)s in present value) at every volume from "
+            "%(least)s tokens a day; you serve %(served)s."
+        ) % {**present, "least": tokens_text(found), "served": served}
+    else:
+        text = _(
+            "GPUs pay off above %(volume)s tokens a day; you serve %(served)s (per token: "
+            "%(api)s in present value)."
+        ) % {**present, "volume": tokens_text(found), "served": served}
+    return text

@@ -394,6 +394,8 @@ def size_work(request: HttpRequest, token: str) -> HttpResponse:
             step = questionnaire.STEP_BY_SLUG["utilization"]
             # The levels replace the average (they give it): a stale one would contradict.
             mine = {**sized.answers(), "utilization_pct": None}
+            # What a service serves, for its per-token price (issue 36); none for training.
+            mine["served"] = form.work().get("inference")
             services.assessment_step_save(
                 assessment, step=step, mine=mine, base=None, revision=None
             )

@@ -19,6 +19,7 @@ from django.urls import reverse
 
 from decider.personas import PRESETS
 from tests.factories import make_answers
+from tests.test_tokens import _service_answers
 from tests.test_workloads import company
 
 SNAPSHOT = Path(__file__).resolve().parent / "snapshots" / "json_keys.json"
@@ -46,6 +47,7 @@ def _printed(client, tmp_path, capsys) -> dict[str, set[str]]:
     cases = [(persona, make_answers(persona)) for persona in PRESETS]
     cases.append(("providers", make_answers("startup", providers={})))
     cases.append(("workloads", company()))
+    cases.append(("served", _service_answers(8, 50, 2.0)))  # priced per token (issue 36)
     for persona, answers in cases:
         path = tmp_path / f"{persona}.json"
         path.write_text(json.dumps(answers), encoding="utf-8")

@@ -190,3 +190,169 @@ def test_a_70b_model_at_10b_tokens_a_day_breaks_even_below_its_volume():
 
 def test_without_any_crossing_there_is_no_break_even():
     assert tokens.break_even(lambda v: v, lambda v: 2 * v + 1, volumes=[1, 10, 100]) is None
+
+
+# --- wired into the cost section: the API, the page, the report (second slice) ------------
+
+
+def _service_answers(params_b: float, tokens_per_day_m: float, peak_to_average: float, **changes):
+    answers = {
+        key: value
+        for key, value in make_answers("inference", horizon_years=HORIZON_YEARS, **changes).items()
+        if key not in ("gpus", "base_gpus", "peak_share_pct", "utilization_pct", "cloud_share_pct")
+    }
+    answers["work"] = {
+        "inference": {
+            "params_b": params_b,
+            "tokens_per_day_m": tokens_per_day_m,
+            "peak_to_average": peak_to_average,
+        }
+    }
+    return answers
+
+
+def _created(client, answers) -> dict:
+    from django.urls import reverse
+
+    response = client.post(
+        reverse("decider-api-assessments"),
+        data=json.dumps({"answers": answers}),
+        content_type="application/json",
+    )
+    assert response.status_code == 201, response.content
+    return response.json()
+
+
+@pytest.mark.django_db
+def test_the_api_prices_an_8b_service_per_token_and_it_is_the_cheapest(client, rules):
+    created = _created(client, _service_answers(8, 50, 2.0))
+    costs = created["result"]["costs"]
+    assert created["answers"]["served"]["tokens_per_day_m"] == 50  # what it serves, kept
+    api = costs["api"]
+    for key in ("provider", "model_class", "price_in_per_m", "price_out_per_m", "currency"):
+        assert api[key] is not None
+    assert api["model_class"] == "8b" and api["as_of"] and api["source"]
+    gpu_options = [key for key in costs["present_value"] if key != "api"]
+    assert costs["present_value"]["api"] < min(costs["present_value"][k] for k in gpu_options)
+    assert costs["totals"]["api"] > 0
+    assert costs["api_break_even_tokens_per_day_m"] is None or (
+        costs["api_break_even_tokens_per_day_m"] > 50
+    )
+    # A token on GPUs costs more than per token, option by option.
+    per_m = costs["api_cost_per_m_tokens"]
+    assert all(per_m["api"] < per_m[key] for key in gpu_options)
+
+
+@pytest.mark.django_db
+def test_a_70b_service_at_10b_tokens_a_day_breaks_even_where_the_cost_section_says(client, rules):
+    costs = _created(client, _service_answers(70, 10_000, 1.0))["result"]["costs"]
+    found = costs["api_break_even_tokens_per_day_m"]
+    gpu = min(v for k, v in costs["present_value"].items() if k != "api")
+    if gpu < costs["present_value"]["api"]:  # GPUs cheaper at 10 B: they break even below it
+        assert found is not None and found < 10_000
+    else:  # per token cheaper: the break-even lies above 10 B, or nowhere looked at
+        assert found is None or found > 10_000
+    doubled = _created(client, _service_answers(70, 20_000, 1.0))["result"]["costs"]
+    assert doubled["totals"]["api"] == pytest.approx(2 * costs["totals"]["api"], rel=1e-6)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("language", ["en", "zh-hans"])
+def test_data_that_may_not_leave_rules_the_api_out_and_says_why(client, rules, language):
+    created = _created(client, _service_answers(8, 50, 2.0, residency="all"))
+    costs = created["result"]["costs"]
+    assert costs["api"] is None and "api" not in costs["present_value"]
+    assert "premises" in costs["api_not_offered"]["en"] and costs["api_not_offered"]["zh"]
+    page = client.get(created["edit_url"], headers={"Accept-Language": language}).content.decode()
+    assert costs["api_not_offered"]["en" if language == "en" else "zh"] in page
+    assert 'id="chart-api"' not in page
+
+
+@pytest.mark.django_db
+def test_a_gpu_count_typed_by_hand_says_nothing_of_tokens(client, rules):
+    costs = _created(client, make_answers("inference"))["result"]["costs"]
+    assert "api" not in costs and "api" not in costs["totals"]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("language", ["en", "zh-hans"])
+def test_the_page_and_the_report_show_the_line_the_prices_and_the_chart(client, rules, language):
+    created = _created(client, _service_answers(8, 50, 2.0))
+    edit = created["edit_url"]
+    page = client.get(edit, headers={"Accept-Language": language}).content.decode()
+    report = client.get(edit + "report/", headers={"Accept-Language": language}).content.decode()
+    words = {"en": "tokens a day; you serve 50 million", "zh-hans": "；您的用量为 5,000 万"}
+    for shown in (page, report):
+        assert 'id="api-sentence"' in shown and 'id="chart-api"' in shown
+        assert words[language] in shown
+        assert "DeepInfra" in shown or "Nebius" in shown or "Novita" in shown
+    assert 'id="summary-api"' in page
+    assert report.count('data-width="640"') == 7  # the six charts and this one, print-sized
+
+
+@pytest.mark.django_db
+def test_a_service_sized_in_the_wizard_is_priced_per_token_too(client, rules):
+    from django.urls import reverse
+
+    from decider.models import Assessment
+    from tests.factories import make_assessment
+
+    assessment, edit, _view = make_assessment(answers=make_answers("inference"))
+    typed = {"inference-params_b": "8", "inference-tokens_per_day_m": "50"}
+    typed["inference-peak_to_average"] = "2"
+    response = client.post(reverse("decider-size", args=[edit]), {**typed, "action": "use"})
+    assert response.status_code == 302
+    assessment = Assessment.objects.get(pk=assessment.pk)
+    assert assessment.answers["served"]["tokens_per_day_m"] == 50
+    page = client.get(reverse("decider-result", args=[edit])).content.decode()
+    assert 'id="api-sentence"' in page and "you serve 50 million" in page
+
+
+@pytest.mark.django_db
+def test_a_served_block_in_error_is_named_next_to_its_input(client, rules):
+    from django.urls import reverse
+
+    answers = {**make_answers("inference"), "served": {"params_b": -1, "peak_to_average": 2}}
+    response = client.post(
+        reverse("decider-api-assessments"),
+        data=json.dumps({"answers": answers}),
+        content_type="application/json",
+    )
+    assert response.status_code == 400
+    assert "served.params_b" in response.json()["errors"]
+
+
+@pytest.mark.browser
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("language", "words"),
+    [
+        ("en", ("Per token instead of GPUs", "Per token or GPUs")),
+        ("zh-hans", ("按 token 计费替代 GPU", "成本随用量变化")),
+    ],
+)
+def test_the_pdf_prints_the_per_token_option_and_its_chart(client, rules, language, words):
+    import io
+    import unicodedata
+
+    import pypdf
+
+    created = _created(client, _service_answers(8, 50, 2.0))
+    response = client.get(created["view_url"] + f"report.pdf?lang={language}")
+    content = b"".join(response.streaming_content) if response.streaming else response.content
+    text = "\n".join(page.extract_text() for page in pypdf.PdfReader(io.BytesIO(content)).pages)
+    flat = " ".join(unicodedata.normalize("NFKC", text).split())  # "⽤" (a radical) to "用"
+    assert all(word in flat for word in words), flat[:3000]
+
+
+@pytest.mark.parametrize("persona", ["startup", "growth", "inference", "research_lab"])
+def test_the_light_present_values_are_the_cost_section_s_own(persona):
+    """The break-even prices the GPUs at other volumes with costs.present_values_of: the
+    same numbers as the full cost section, without its facts."""
+    answers = make_answers(persona)
+    cost_in = evaluation.cost_answers(answers)
+    full = costs.costs_compute(answers=cost_in, figures=shipped_figures(), currency="CNY")
+    light = costs.present_values_of(answers=cost_in, figures=shipped_figures(), currency="CNY")
+    assert light["present_value"] == full["present_value"]
+    assert light["options_compared"] == full["options_compared"]
+    assert light["hybrid_reduces_to"] == full["hybrid_reduces_to"]

@@ -19,6 +19,7 @@ from typing import Any
 from decider.engine import (
     costs,
     gpus,
+    hosted,
     markets,
     odds,
     providers,
@@ -145,8 +146,9 @@ def answers_evaluate(
     if reduces and reduces_to is not None:
         derived[scoring.COST_EXCLUDES] = _reduces_reason(reduces_to, computed["hybrid_owned_gpus"])
     result = scoring.answers_score(answers={**answers, **derived}, rulebook=rulebook)
+    shown = with_api(computed, answers=answers, figures=used, excluded=excluded, currency=currency)
     return Evaluation(
-        result, computed, used, derived, odds=found, provider=provider, listed=tuple(listed)
+        result, shown, used, derived, odds=found, provider=provider, listed=(*listed,)
     )
 
 
@@ -348,6 +350,39 @@ def answers_costs(
         figures_values(figures), prices_in=cost_in.prices_in, shown_in=currency
     )
     return computed | _provider_keys(provider, rate)
+
+
+def with_api(
+    computed: dict[str, Any],
+    *,
+    answers: Mapping[str, Any],
+    figures: Mapping[str, Figure],
+    excluded: Iterable[str],
+    currency: str,
+) -> dict[str, Any]:
+    """The cost section with a hosted model per token beside the GPU options (issue 36; not
+    yet an outcome the rules weigh), its GPUs priced by this cost section's own reckoning."""
+    return computed | hosted.api_section(
+        answers,
+        computed,
+        cost_at=lambda changed: _present_values(changed, figures, excluded, currency),
+        excluded=frozenset(excluded),
+        figures=figures_values(figures),
+    )
+
+
+def _present_values(
+    answers: Mapping[str, Any],
+    figures: Mapping[str, Figure],
+    excluded: Iterable[str],
+    currency: str,
+) -> Mapping[str, Any]:
+    """The options' present values as the cost section gives them: over the future when
+    demand grows, else by costs.present_values_of (the same numbers, a tenth of the time)."""
+    if stages.future_of(answers).grows:
+        return answers_costs(answers=answers, figures=figures, excluded=excluded, currency=currency)
+    cost_in = cost_answers(answers, excluded=frozenset(excluded))
+    return costs.present_values_of(answers=cost_in, figures=figures, currency=currency)
 
 
 def answers_odds(

@@ -600,7 +600,16 @@ FIGURES_STEP = STEPS[-1].slug
 # Optional: cost figures set for the assessment, the ranges its odds are drawn from, and the
 # base and peak per year its staged plan is made for.
 OPTIONAL_KEYS = frozenset(
-    {"costs", "uncertainty", "growth_years", "owned", "owned_as_of", "providers", "workloads"}
+    {
+        "costs",
+        "uncertainty",
+        "growth_years",
+        "owned",
+        "owned_as_of",
+        "providers",
+        "workloads",
+        "served",
+    }
 )
 
 # Answers the app derives rather than asks (`evaluation.answers_evaluate`);
@@ -877,6 +886,8 @@ def _optional_validate(
         errors["owned_as_of"] = gettext("give it with “owned”, or leave it out")
     if "workloads" in raw:
         _workloads_validate(raw, answers, errors)
+    if "served" in raw:
+        _served_validate(raw["served"], answers, errors)
     if "providers" in raw:
         from decider.engine.providers import choice_given
 
@@ -885,6 +896,17 @@ def _optional_validate(
             errors["providers"] = problem
         else:
             answers["providers"] = choice
+
+
+def _served_validate(served: Any, answers: dict[str, Any], errors: dict[str, str]) -> None:
+    """What a service serves (a `work.inference` block, kept for its per-token price)."""
+    from decider.engine.sizing import workload_parse
+
+    _training, service, problems = workload_parse({"inference": served})
+    if problems:
+        errors.update({k.replace("work.inference", "served"): v for k, v in problems.items()})
+    elif service is not None:
+        answers["served"] = dict(served)
 
 
 def _workloads_validate(

@@ -692,7 +692,8 @@ def answers_sized(raw: Any) -> tuple[Any, dict[str, Any] | None, dict[str, str]]
     if not isinstance(raw, dict) or "work" not in raw:
         return raw, None, {}
     raw = dict(raw)
-    training, inference, errors = workload_parse(raw.pop("work"))
+    work = raw.pop("work")
+    training, inference, errors = workload_parse(work)
     if errors:
         return raw, None, errors
     gpu_model = raw.get("gpu_model") or gpus.DEFAULT
@@ -704,4 +705,6 @@ def answers_sized(raw: Any) -> tuple[Any, dict[str, Any] | None, dict[str, str]]
         given = {"gpus": given["gpus"]}
     for key, value in given.items():
         raw.setdefault(key, value)
+    if inference is not None:  # the service as given: what a per-token API would be sent
+        raw.setdefault("served", dict(work["inference"]))
     return raw, sizing_document(sized, gpu_model=gpu_model), {}

@@ -1,3 +1,4 @@
+import math
 from decimal import Decimal
 from html import escape  # django.utils.html.escape's own, without its lazy-text wrapper
 
@@ -157,3 +158,13 @@ def fold(parser: template.base.Parser, token: template.base.Token) -> FoldNode:
     return FoldNode(
         nodelist, parser.compile_filter(bits[1]), parser.compile_filter(bits[2]), opened
     )
+
+
+@register.filter
+def small_price(value, currency: str = "USD") -> str:
+    """0.01134 -> '$0.0113': a price of a million tokens, to three significant digits."""
+    if value is None or value == "":
+        return "—"
+    amount = float(value)
+    digits = max(2, 2 - math.floor(math.log10(abs(amount)))) if amount else 2
+    return f"{symbol_of(currency)}{amount:,.{digits}f}"

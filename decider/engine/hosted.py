@@ -1,0 +1,199 @@
+"""The per-token option beside the GPU options (issue 36): a hosted model of the service's
+class priced over the same horizon, its growth and a falling price; the cheapest GPU option
+at other volumes of the same service; the volume at which they cost the same.
+
+The cost section's own reckoning prices the GPUs: `cost_at(answers)` is the evaluation's
+(answers_costs), so a GPU option here costs what it costs on the page.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from decider.engine import costs, markets, sizing, tokens
+from decider.engine.future import future_of
+from decider.engine.text import Text
+
+BOOK_PATH = Path(__file__).resolve().parents[2] / "fixtures" / "token_prices.json"
+# The volumes the chart and the break-even look at, as factors of the service's own.
+FACTORS = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0)
+BISECTIONS = 4  # between two factors 3× apart: the break-even to within about 7 %
+SEVERAL = Text(
+    en="Several workloads share the GPUs here: the per-token price is compared for one "
+    "service on GPUs of its own.",
+    zh="此处多个工作负载共用 GPU：按 token 价格只与独占 GPU 的单一推理服务比较。",
+)
+NOT_ALONE = Text(
+    en="Your GPUs also train: the per-token price is compared for a service on GPUs of its own.",
+    zh="您的 GPU 还要用于训练：按 token 价格只与独占 GPU 的推理服务比较。",
+)
+
+
+@functools.cache
+def shipped_book() -> tokens.PriceBook:
+    """fixtures/token_prices.json (admin-editable prices are a later slice of issue 36)."""
+    return tokens.price_book(json.loads(BOOK_PATH.read_text(encoding="utf-8")))
+
+
+def api_section(
+    answers: Mapping[str, Any],
+    computed: Mapping[str, Any],
+    *,
+    cost_at: Callable[[Mapping[str, Any]], Mapping[str, Any]],
+    excluded: frozenset[str],
+    figures: Mapping[str, float],
+    book: tokens.PriceBook | None = None,
+) -> dict[str, Any]:
+    """The cost section's per-token keys for answers that say what they serve (`served`,
+    from a `work.inference` block); nothing for the others. `figures`: their values."""
+    served = answers.get("served")
+    if not served:
+        return {}
+    if reason := _not_offered(answers):
+        return {"api": None, "api_not_offered": reason.as_dict()}
+    book = book or shipped_book()
+    market = markets.market_of(answers).key
+    input_m, output_m = _tokens(served)
+    price = tokens.cheapest(
+        book.prices,
+        model_class=tokens.model_class(float(served["params_b"])),
+        market=market,
+        input_share=input_m / (input_m + output_m),
+        own_jurisdiction=bool(answers.get("jurisdiction_concern")),
+    )
+    if price is None:
+        return {"api": None, "api_not_offered": tokens.NONE_LISTED.as_dict()}
+    rate = markets.currency_rate(figures, prices_in=price.currency, shown_in=computed["currency"])
+    api_at = functools.partial(
+        _api_value, price, answers, computed, rate=rate, fall=book.fall_pct_per_year
+    )
+    own = input_m + output_m
+    gpu_at = functools.cache(
+        lambda volume: (
+            _gpu_value(computed, excluded)
+            if volume == own
+            else _gpu_value(cost_at(_at_volume(answers, served, volume / own)), excluded)
+        )
+    )
+    curve = [
+        {"tokens_per_day_m": own * f, "api": api_at(own * f)[1], "gpus": gpu_at(own * f)}
+        for f in FACTORS
+    ]
+    total, present = api_at(own)
+    return {
+        "api": {
+            **price.document(),
+            "tokens_per_day_m": own,
+            "fall_pct_per_year": book.fall_pct_per_year,
+        },
+        "api_break_even_tokens_per_day_m": _break_even(curve, api_at, gpu_at),
+        "api_curve": curve,
+        "api_cost_per_m_tokens": _per_million(computed, {**computed["totals"], "api": total}, own),
+        "totals": {**computed["totals"], "api": total},
+        "present_value": {**computed["present_value"], "api": present},
+    }
+
+
+def _not_offered(answers: Mapping[str, Any]) -> Text | None:
+    reason = tokens.not_offered(
+        workload=answers.get("workload", "training"), residency=answers.get("residency", "none")
+    )
+    if reason is not None:
+        return reason
+    if answers.get("workloads"):
+        return SEVERAL
+    return NOT_ALONE if answers.get("workload") != "inference" else None
+
+
+def _tokens(served: Mapping[str, Any]) -> tuple[float, float]:
+    _training, inference, _errors = sizing.workload_parse({"inference": served})
+    assert inference is not None  # checked with the answers
+    return inference.tokens_apart()
+
+
+def _api_value(
+    price: tokens.TokenPrice,
+    answers: Mapping[str, Any],
+    computed: Mapping[str, Any],
+    volume: float,
+    *,
+    rate: float,
+    fall: float,
+) -> tuple[float, float]:
+    """(total, present value) in the page's currency of `volume` million tokens a day."""
+    share = _share(answers)
+    months = int(computed["horizon_months"])
+    bills = tokens.monthly_costs(
+        price,
+        input_m_per_day=volume * share,
+        output_m_per_day=volume * (1 - share),
+        months=months,
+        fall_pct_per_year=fall,
+    )
+    total, present = tokens.totals(
+        bills * _growth(answers, months) * rate, float(computed["discount_rate"])
+    )
+    return round(total, 2), round(present, 2)
+
+
+def _growth(answers: Mapping[str, Any], months: int) -> np.ndarray:
+    """The service's volume in each month × its first month's: as its GPU demand grows (the
+    answers' yearly growth, or their GPUs year by year)."""
+    bases, peaks = future_of(answers).demand(1.0, 1.0, months)
+    level = (bases + peaks) / 2
+    return level / level[1] if months >= 1 and level[1] > 0 else np.ones(months + 1)
+
+
+def _share(answers: Mapping[str, Any]) -> float:
+    input_m, output_m = _tokens(answers["served"])
+    return input_m / (input_m + output_m)
+
+
+def _at_volume(
+    answers: Mapping[str, Any], served: Mapping[str, Any], factor: float
+) -> dict[str, Any]:
+    """The answers with the service scaled to `factor` times its tokens, sized again."""
+    scaled = {
+        key: value * factor if key.endswith("tokens_per_day_m") else value
+        for key, value in served.items()
+    }
+    _training, inference, _errors = sizing.workload_parse({"inference": scaled})
+    sized = sizing.size(gpu_model=answers.get("gpu_model") or "h100", inference=inference)
+    demand = sized.answers()
+    if "utilization_pct" in answers:  # the user's own average: only the count follows
+        demand = {"gpus": demand["gpus"]}
+    return {**answers, **demand}
+
+
+def _gpu_value(computed: Mapping[str, Any], excluded: frozenset[str]) -> float:
+    """The cheapest allowed GPU option's present value in a cost section."""
+    amounts = costs.outcome_amounts(computed["present_value"], computed["hybrid_reduces_to"])
+    allowed = [key for key in computed["options_compared"] if key not in excluded]
+    return float(min(amounts[key] for key in allowed or computed["options_compared"]))
+
+
+def _break_even(
+    curve: list[dict[str, float]],
+    api_at: Callable[[float], tuple[float, float]],
+    gpu_at: Callable[[float], float],
+) -> float | None:
+    """Where the curve's GPU and API values cross, refined between the two points around it;
+    None when the GPUs cost more at every volume looked at."""
+    volumes = [point["tokens_per_day_m"] for point in curve]
+    found = tokens.break_even(lambda v: api_at(v)[1], gpu_at, volumes=volumes, steps=BISECTIONS)
+    return None if found is None else float(f"{found:.3g}")
+
+
+def _per_million(
+    computed: Mapping[str, Any], totals: Mapping[str, float], tokens_per_day_m: float
+) -> dict[str, float]:
+    """Each option's total over the horizon per million tokens, served at today's volume
+    throughout: what a token costs on it, in the page's currency."""
+    served = tokens_per_day_m * computed["horizon_months"] * 365 / 12
+    return {key: round(value / served, 4) for key, value in totals.items() if served > 0}
