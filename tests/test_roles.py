@@ -48,6 +48,12 @@ def draft(rules):
     return ruleset_draft(RuleSet.objects.get(version=1))
 
 
+def _upload() -> SimpleUploadedFile:
+    """Version 1 exported, as a file an admin uploads to import it as a new version."""
+    document = ruleset_export(RuleSet.objects.get(version=1))
+    return SimpleUploadedFile("v.json", json.dumps(document).encode(), "application/json")
+
+
 def _publish(client, ruleset):
     return client.post(
         reverse("admin:decider_ruleset_publish", args=[ruleset.pk]), {"confirm": "yes"}
@@ -131,8 +137,7 @@ def test_a_publisher_publishes_and_the_history_says_who_and_what_they_saw(client
 
 
 def test_an_import_with_publish_at_once_is_kept_as_a_draft_for_an_editor(client, people):
-    document = ruleset_export(RuleSet.objects.get(version=1))
-    upload = SimpleUploadedFile("v.json", json.dumps(document).encode(), "application/json")
+    upload = _upload()
     response = _as(client, people["erin"]).post(
         reverse("admin:decider_ruleset_import"), {"file": upload, "publish": "on"}, follow=True
     )
@@ -142,8 +147,7 @@ def test_an_import_with_publish_at_once_is_kept_as_a_draft_for_an_editor(client,
 
 
 def test_a_publisher_s_import_with_publish_at_once_is_current(client, people):
-    document = ruleset_export(RuleSet.objects.get(version=1))
-    upload = SimpleUploadedFile("v.json", json.dumps(document).encode(), "application/json")
+    upload = _upload()
     _as(client, people["paul"]).post(
         reverse("admin:decider_ruleset_import"), {"file": upload, "publish": "on"}
     )
@@ -198,8 +202,7 @@ def test_with_a_second_pair_of_eyes_the_last_editor_cannot_publish(client, peopl
 
 def test_with_a_second_pair_of_eyes_an_import_is_never_published_at_once(client, people, settings):
     settings.DECIDER_PUBLISH_REVIEW = True
-    document = ruleset_export(RuleSet.objects.get(version=1))
-    upload = SimpleUploadedFile("v.json", json.dumps(document).encode(), "application/json")
+    upload = _upload()
     response = _as(client, people["paul"]).post(
         reverse("admin:decider_ruleset_import"), {"file": upload, "publish": "on"}, follow=True
     )
