@@ -26,7 +26,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from decider import caching, decision
-from decider.engine import questionnaire, scoring, verdict
+from decider.engine import hosted, questionnaire, scoring, verdict
 from decider.engine.batch import Impact, Transition, impact_compute
 from decider.engine.evaluation import (
     Evaluation,
@@ -264,6 +264,8 @@ def _take_result(
         # The odds' draws are fixed per saved result: a shared link shows everyone the same.
         "odds_seed": odds_seed,
     }
+    if api := evaluation.costs.get("api"):
+        assessment.result["token_price"] = api  # pinned too (issue 36)
     if evaluation.listed:
         # Pinned like the figures: a price changed later does not change this result.
         assessment.result["providers"] = providers_as_dict(evaluation.listed)
@@ -337,8 +339,14 @@ def _costs_shown(assessment: Assessment, currency: str) -> dict[str, Any]:
         currency=currency,
         provider=assessment.result.get("provider") if assessment.result else None,
     )
+    pinned = (assessment.result or {}).get("token_price")
     return with_api(
-        computed, answers=assessment.answers, figures=figures, excluded=excluded, currency=currency
+        computed,
+        answers=assessment.answers,
+        figures=figures,
+        excluded=excluded,
+        currency=currency,
+        book=hosted.pinned_book(pinned) if pinned else None,
     )
 
 

@@ -26,6 +26,7 @@ from decider.engine import (
     questionnaire,
     scoring,
     stages,
+    tokens,
     verdict,
 )
 from decider.engine import workloads as pool
@@ -359,15 +360,18 @@ def with_api(
     figures: Mapping[str, Figure],
     excluded: Iterable[str],
     currency: str,
+    book: tokens.PriceBook | None = None,
 ) -> dict[str, Any]:
     """The cost section with a hosted model per token beside the GPU options (issue 36; not
-    yet an outcome the rules weigh), its GPUs priced by this cost section's own reckoning."""
+    yet an outcome the rules weigh), its GPUs priced by this cost section's own reckoning;
+    `book`: the prices (a saved result's own, hosted.pinned_book; else the shipped ones)."""
     return computed | hosted.api_section(
         answers,
         computed,
         cost_at=lambda changed: _present_values(changed, figures, excluded, currency),
         excluded=frozenset(excluded),
         figures=figures_values(figures),
+        book=book,
     )
 
 

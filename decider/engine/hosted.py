@@ -41,6 +41,14 @@ def shipped_book() -> tokens.PriceBook:
     return tokens.price_book(json.loads(BOOK_PATH.read_text(encoding="utf-8")))
 
 
+def pinned_book(saved: Mapping[str, Any]) -> tokens.PriceBook:
+    """The one price a saved result was scored with (its `costs.api`, kept in the result), as
+    a price book: a price changed or added since does not change that result."""
+    fields = tokens.TokenPrice.__dataclass_fields__
+    price = tokens.TokenPrice(**{key: saved[key] for key in fields})
+    return tokens.PriceBook((price,), float(saved["fall_pct_per_year"]), "")
+
+
 def api_section(
     answers: Mapping[str, Any],
     computed: Mapping[str, Any],

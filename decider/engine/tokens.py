@@ -59,6 +59,8 @@ class TokenPrice:
             "currency": self.currency,
             "as_of": self.as_of,
             "source": self.source,
+            "market": self.market,
+            "jurisdiction": self.jurisdiction,
         }
 
 
