@@ -1075,19 +1075,15 @@ def chart_api(costs: dict, sentence: str) -> Chart:
         _trace(
             "scatter",
             x=x,
-            y=[p["api"] for p in curve],
+            y=[point[key] for point in curve],
             mode="lines+markers",
-            name=api_name,
-            line={"color": COLORS["cloud_on_demand"], "dash": "dot", "width": 2},
-        ),
-        _trace(
-            "scatter",
-            x=x,
-            y=[p["gpus"] for p in curve],
-            mode="lines+markers",
-            name=gpu_name,
-            line={"color": COLORS["onprem"], "dash": "solid", "width": 2},
-        ),
+            name=name,
+            line={"color": COLORS[look], "dash": dash, "width": 2},
+        )
+        for key, name, look, dash in (
+            ("api", api_name, "cloud_on_demand", "dot"),
+            ("gpus", gpu_name, "onprem", "solid"),
+        )
     ]
     own = costs["api"]["tokens_per_day_m"]
     shape, annotation = _vline(
