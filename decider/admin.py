@@ -199,6 +199,7 @@ class OptionForm(forms.ModelForm):
             "score_onprem",
             "score_cloud",
             "score_hybrid",
+            "score_api",
             "reason_en",
             "reason_zh",
         ]
@@ -476,7 +477,7 @@ class OptionInline(PublishedReadOnly, admin.StackedInline):
     fields = [
         ("value", "lower", "upper"),
         ("label_en", "label_zh"),
-        ("score_onprem", "score_cloud", "score_hybrid"),
+        ("score_onprem", "score_cloud", "score_hybrid", "score_api"),
         "reason_en",
         "reason_zh",
     ]

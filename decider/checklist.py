@@ -13,6 +13,7 @@ from decider.engine.outcomes import OUTCOMES
 
 RENTING = ("cloud", "hybrid")
 OWNING = ("onprem", "hybrid")
+PER_TOKEN = ("api",)
 
 # (the recommendations it fits, title, detail), in the order shown; the data item comes first.
 ITEMS: tuple[tuple[tuple[str, ...], str, str], ...] = (
@@ -51,6 +52,31 @@ ITEMS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         ),
     ),
     (
+        PER_TOKEN,
+        gettext_noop("Clear the provider's data terms"),
+        gettext_noop(
+            "Prompts and outputs go to the provider: read how long it keeps them, whether it "
+            "trains on them and where it processes them, and have that approved before real "
+            "data is sent."
+        ),
+    ),
+    (
+        PER_TOKEN,
+        gettext_noop("Test quality and latency on your own prompts"),
+        gettext_noop(
+            "A hosted model of the same class is not your model: compare its answers on a "
+            "sample of real prompts, and measure the latency your users see at your peak."
+        ),
+    ),
+    (
+        PER_TOKEN,
+        gettext_noop("Plan for rate limits and a second provider"),
+        gettext_noop(
+            "Ask for the rate limits your peak needs, and keep a second provider of the same "
+            "model class ready, so one provider's outage or price change does not stop you."
+        ),
+    ),
+    (
         OUTCOMES,
         gettext_noop("Redefine monitoring, SLA and alerts"),
         gettext_noop(
@@ -64,6 +90,14 @@ ITEMS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         gettext_noop(
             "A cloud bill has many billing items: set up budget monitoring before you move, so "
             "idle resources do not run up extra spending."
+        ),
+    ),
+    (
+        PER_TOKEN,
+        gettext_noop("Change how costs are accounted"),
+        gettext_noop(
+            "A per-token bill grows with every request: set a spending limit and alerts, and "
+            "watch the daily volume against the one at which GPUs pay off."
         ),
     ),
     (
@@ -112,6 +146,8 @@ def checklist_for(
         for fits, title, detail in ITEMS
         if recommendation in fits
     ]
+    if recommendation in PER_TOKEN:  # no data to move: prompts are sent as they come
+        return fitting
     return [_data_item(answers, migration), *fitting]
 
 

@@ -9,11 +9,11 @@ from typing import Any
 from django.utils import translation
 from django.utils.translation import gettext as _
 
-from decider import summary
+from decider import per_token, summary
 from decider.charts import plan_sentence
 from decider.checklist import checklist_for
 from decider.engine import scoring, verdict
-from decider.engine.outcomes import OUTCOMES, outcome_name
+from decider.engine.outcomes import API, outcome_name
 from decider.engine.sensitivity import weight_sensitivity
 
 
@@ -45,18 +45,19 @@ def summary_json(
             odds=odds,
         )
         recommendation = result.recommendation
-        steps = summary.next_steps(
-            recommendation=recommendation,
+        steps = next_steps(
+            recommendation,
             costs=costs,
             start=start,
-            first_owned=first_owned(plan) if verdict.result_basis(result, plan) else None,
+            first_owned=first_owned(plan) if verdict.result_basis(result, plan, costs) else None,
             residency=answers.get("residency", "none"),
         )
         migration = {**costs["migration"], "currency": costs["currency"]}
+        sentence = plan_line(recommendation, costs, plan, costs["currency"])["sentence"]
         return {
-            "headline": f"{outcome_name(recommendation)}: {plan_sentence(dict(plan))}"
+            "headline": f"{outcome_name(recommendation)}: {sentence}"
             if recommendation
-            else plan_sentence(dict(plan)),
+            else sentence,
             "firmness": {"level": firmness["key"], "reason": firmness["reason"]},
             "next_steps": [{"due": step.by.isoformat(), "text": step.text} for step in steps],
             "checklist": [
@@ -79,13 +80,49 @@ def firmness_shown(
     share = None
     if odds and result.recommendation and result.recommendation == odds_of:
         share = (odds.get("cheapest_probability") or {}).get(result.recommendation)
-    if sum(outcome not in result.excluded for outcome in OUTCOMES) == 1:
+    if sum(outcome not in result.excluded for outcome in result.scores) == 1:
         key, reason = "firm", _("It is the only option your constraints leave.")
     else:
         key, reason = summary.firmness(
             margin=result.margin, closest_flip=min(flips, default=None), odds=share
         )
     return {"key": key, "word": _(summary.FIRMNESS_WORDS[key]), "reason": reason}
+
+
+def plan_line(
+    recommendation: str | None, costs: Mapping[str, Any], plan: Mapping[str, Any], currency: str
+) -> dict[str, Any]:
+    """The plan in one sentence and its present value, as the first screen gives them: the
+    per-token plan when that is the recommendation, else the plan in stages."""
+    if recommendation == API and costs.get("api"):
+        return {
+            "sentence": per_token.plan_sentence(costs, currency),
+            "present_value": costs["present_value"][API],
+        }
+    return {
+        "sentence": plan_sentence(dict(plan)),
+        "present_value": plan.get("chosen_present_value"),
+    }
+
+
+def next_steps(
+    recommendation: str | None,
+    *,
+    costs: Mapping[str, Any],
+    start: Any,
+    first_owned: int | None,
+    residency: str,
+) -> list[summary.NextStep]:
+    """The next steps with their dates: the per-token ones, or those of the GPUs."""
+    if recommendation == API and costs.get("api"):
+        return per_token.next_steps(costs, start)
+    return summary.next_steps(
+        recommendation=recommendation,
+        costs=costs,
+        start=start,
+        first_owned=first_owned,
+        residency=residency,
+    )
 
 
 def first_owned(plan: Mapping[str, Any]) -> int:

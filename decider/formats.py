@@ -4,6 +4,7 @@ The arithmetic of the figures themselves is decider/numbers.py (plain Python).""
 
 from __future__ import annotations
 
+import math
 from datetime import date
 from typing import Any
 
@@ -11,6 +12,7 @@ from django.utils import formats
 from django.utils.translation import get_language
 
 from decider import numbers
+from decider.engine.markets import symbol_of
 
 
 def money(value: Any, currency: str = "USD") -> str:
@@ -19,6 +21,15 @@ def money(value: Any, currency: str = "USD") -> str:
     if value is None or value == "":
         return "—"
     return numbers.money_full(float(value), currency, get_language())
+
+
+def small_price(value: Any, currency: str = "USD") -> str:
+    """0.01134 -> '$0.0113': a price of a million tokens, to three significant digits."""
+    if value is None or value == "":
+        return "—"
+    amount = float(value)
+    digits = max(2, 2 - math.floor(math.log10(abs(amount)))) if amount else 2
+    return f"{symbol_of(currency)}{amount:,.{digits}f}"
 
 
 def month_text(value: Any) -> str:

@@ -130,6 +130,15 @@ class Option(models.Model):
     score_onprem = models.SmallIntegerField(_("on-prem score"), validators=SCORE_VALIDATORS)
     score_cloud = models.SmallIntegerField(_("cloud score"), validators=SCORE_VALIDATORS)
     score_hybrid = models.SmallIntegerField(_("hybrid score"), validators=SCORE_VALIDATORS)
+    score_api = models.SmallIntegerField(
+        _("per-token score"),
+        default=0,
+        validators=SCORE_VALIDATORS,
+        help_text=_(
+            "For a hosted model paid per token; weighed only for a service sized from what "
+            "it serves."
+        ),
+    )
     reason_en = models.TextField(_("reason (English)"))
     reason_zh = models.TextField(_("reason (Chinese)"))
 

@@ -149,7 +149,7 @@ def _scored_context(assessment: Assessment, *, currency: str) -> dict[str, Any]:
     plan = assessment_plan(assessment, currency=currency)
     outcomes = _outcomes_explained(result)
     # With growth the verdict reads the plan over that future, not the tables' today.
-    basis = verdict.result_basis(result, plan)
+    basis = verdict.result_basis(result, plan, costs)
     recommendation = result.recommendation
     runner_up = next(
         (o["key"] for o in outcomes if o["key"] != recommendation and not o["excluded"]), None
@@ -178,6 +178,7 @@ def _scored_context(assessment: Assessment, *, currency: str) -> dict[str, Any]:
             summary.odds_summary(odds), basis, (plan.get("odds") or {}).get("draws", 0)
         ),
         "plan": _plan_shown(plan, currency),
+        "decision_plan": decision.plan_line(recommendation, costs, plan, currency),
         "checklist": checklist_for(recommendation, assessment.answers, migration),
         "answers_table": answers_table(assessment.answers),
         "totals": totals,
@@ -254,8 +255,8 @@ def _summary_shown(
             notes=note_items,
             language=language,
         ),
-        "next_steps": summary.next_steps(
-            recommendation=recommendation,
+        "next_steps": decision.next_steps(
+            recommendation,
             costs=costs,
             start=scored,
             first_owned=decision.first_owned(plan) if basis else None,
@@ -650,6 +651,20 @@ def outcome_rows(result: scoring.Result) -> list[dict[str, Any]]:
             else None,
         }
         for outcome in OUTCOMES
+        if outcome in result.scores  # the per-token outcome, when the result weighs it
+    ]
+
+
+def outcome_pairs(
+    old: scoring.Result, new: scoring.Result
+) -> list[tuple[dict[str, Any] | None, dict[str, Any] | None]]:
+    """Two results' rows side by side, outcome by outcome (None: that result does not weigh
+    it, like the per-token outcome before it existed)."""
+    rows = [{row["key"]: row for row in outcome_rows(found)} for found in (old, new)]
+    return [
+        (rows[0].get(outcome), rows[1].get(outcome))
+        for outcome in OUTCOMES
+        if outcome in rows[0] or outcome in rows[1]
     ]
 
 
@@ -713,9 +728,11 @@ def compare_context(assessments: list[Assessment], *, currency: str) -> dict[str
         {"label": cost_option_label(key), "values": [c["costs"]["totals"][key] for c in columns]}
         for key in COST_OPTIONS
     ]
+    cells = [{row["key"]: row for row in c["outcomes"]} for c in columns]
     score_rows = [
-        {"name": outcome_name(outcome), "cells": [c["outcomes"][i] for c in columns]}
-        for i, outcome in enumerate(OUTCOMES)
+        {"name": outcome_name(outcome), "cells": [found.get(outcome) for found in cells]}
+        for outcome in OUTCOMES
+        if any(outcome in found for found in cells)
     ]
     return {
         "columns": columns,

@@ -37,7 +37,7 @@ class OptionFigures:
     recommended: bool
     present_value: float
     total: float
-    run_rate: float  # a month of running costs once running (late in the horizon)
+    run_rate: float | None  # a month of running costs once running (late in the horizon)
     upfront: float
     break_even_month: int | None  # owned options: the month it catches up with on demand
     resale_only: bool  # … only because the hardware is sold in the last month
@@ -94,7 +94,30 @@ def option_figures(
                 owned=_owns(costs, key),
             )
         )
+    if api := _api_figures(costs, recommendation):
+        rows.append(api)
     return rows
+
+
+def _api_figures(costs: Mapping[str, Any], recommendation: str | None) -> OptionFigures | None:
+    """The per-token option's column, when it is priced: nothing owned, nothing up front, a
+    bill that follows the tokens (no steady month, no GPU-hour)."""
+    if not costs.get("api"):
+        return None
+    return OptionFigures(
+        key="api",
+        label=cost_option_label("api"),
+        detail=costs["api"]["provider"],
+        compared=True,  # priced only where offered (hosted.api_section)
+        recommended=recommendation == "api",
+        present_value=costs["present_value"]["api"],
+        total=costs["totals"]["api"],
+        run_rate=None,
+        upfront=0.0,
+        break_even_month=None,
+        resale_only=False,
+        per_useful_hour=None,
+    )
 
 
 def option_detail(costs: Mapping[str, Any], key: str) -> str:

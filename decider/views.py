@@ -953,13 +953,7 @@ def rescore(request: HttpRequest, assessment: Assessment, token: str, kind: str)
     context = {
         "token": token,
         "assessment": assessment,
-        "score_pairs": list(
-            zip(
-                report.outcome_rows(saved),
-                report.outcome_rows(evaluation.result),
-                strict=True,
-            )
-        ),
+        "score_pairs": report.outcome_pairs(saved, evaluation.result),
         "old_version": assessment.ruleset.version if assessment.ruleset else None,
         "new_version": ruleset.version,
         "old_recommendation": outcome_name(assessment.recommendation),

@@ -93,7 +93,7 @@ def test_equal_points_go_to_the_cheaper_option():
     assert result.margin == 0  # a tie on points
     (runner_up,) = (
         o
-        for o in OUTCOMES
+        for o in result.scores
         if o != result.recommendation
         and o not in result.excluded
         and result.scores[o] == result.scores[result.recommendation]

@@ -117,7 +117,9 @@ def test_the_budget_step_offers_the_adjustable_figures_with_their_bounds():
 
 def test_every_outcome_and_cost_option_has_its_name_and_colour():
     assert set(OUTCOME_NAMES) == set(OUTCOME_SUMMARIES) == set(OUTCOMES)
-    assert set(COST_OPTION_LABELS) == set(COST_OPTIONS) <= set(COLORS)
+    # The per-token outcome is named beside the cost options; its colour is its own chart's.
+    assert set(COST_OPTION_LABELS) == {*COST_OPTIONS, "api"}
+    assert set(COST_OPTIONS) <= set(COLORS)
 
 
 def test_every_figure_has_a_maximum_and_the_shipped_figures_are_inside_their_bounds():

@@ -56,7 +56,7 @@ def test_it_lists_every_problem_of_a_document_with_where_it_is():
         "criterion “regions”: The weight cannot be negative.",
         "criterion “scale”, option 2: Answers from 10 to 16 are not covered by any option.",
         "criterion “horizon”, option 3: Answers from 10 up are not covered by any option.",
-        "constraint “residency-all”: The outcome must be one of: onprem, cloud, hybrid.",
+        "constraint “residency-all”: The outcome must be one of: onprem, cloud, hybrid, api.",
     ]
 
 

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from decider.engine import scoring, verdict
-from decider.engine.outcomes import OUTCOMES
+from decider.engine.outcomes import API, OUTCOMES
 
 EXAMPLES = 5
 _MISSING = object()
@@ -119,19 +119,7 @@ def recommendations_batch(
     scores = np.where(scored[:, None], scores, scoring.NEUTRAL)
     scores = _round(scores)
 
-    excluded = np.zeros((n, len(OUTCOMES)), dtype=bool)
-    for constraint in rulebook.constraints:
-        if not constraint.excludes or constraint.outcome not in OUTCOMES:
-            continue
-        values = [row.get(constraint.question) for row in answers_rows]
-        hits = _memoized(constraint.applies_to, values, bool)
-        excluded[:, OUTCOMES.index(constraint.outcome)] |= hits
-    # Outcomes the cost model ruled out (`scoring.exclusions` reads the same answer).
-    ruled_out = [row.get(scoring.COST_EXCLUDES) or {} for row in answers_rows]
-    if any(ruled_out):
-        for o, outcome in enumerate(OUTCOMES):
-            excluded[:, o] |= np.fromiter((outcome in r for r in ruled_out), bool, count=n)
-
+    excluded = _excluded(answers_rows, rulebook)
     # Higher rounded score first, then `scoring.tie_order` (lexsort: the last key leads).
     ties = np.array([_tie_ranks(row) for row in answers_rows], dtype=np.intp).reshape(n, -1)
     best = np.lexsort((ties, -np.where(excluded, -np.inf, scores)), axis=1)[:, 0]
@@ -140,6 +128,30 @@ def recommendations_batch(
         None if none else OUTCOMES[index]
         for index, none in zip(best.tolist(), nothing_left.tolist(), strict=True)
     ]
+
+
+def _excluded(answers_rows: Sequence[Mapping[str, Any]], rulebook: scoring.RuleBook) -> np.ndarray:
+    """Per row and outcome, whether `scoring.exclusions` removes it (rows × OUTCOMES)."""
+    n = len(answers_rows)
+    excluded = np.zeros((n, len(OUTCOMES)), dtype=bool)
+    for constraint in rulebook.constraints:
+        if not constraint.excludes or constraint.outcome not in OUTCOMES:
+            continue
+        values = [row.get(constraint.question) for row in answers_rows]
+        hits = _memoized(constraint.applies_to, values, bool)
+        excluded[:, OUTCOMES.index(constraint.outcome)] |= hits
+    # The per-token outcome, out of play without a sized service (`scoring.exclusions`).
+    api = OUTCOMES.index(API)
+    excluded[:, api] |= np.fromiter(
+        (not row.get(scoring.PER_TOKEN) for row in answers_rows), bool, count=n
+    )
+    # Outcomes the cost model ruled out (`scoring.exclusions` reads the same answer).
+    ruled_out = [row.get(scoring.COST_EXCLUDES) or {} for row in answers_rows]
+    if any(ruled_out):
+        for o, outcome in enumerate(OUTCOMES):
+            excluded[:, o] |= np.fromiter((outcome in r for r in ruled_out), bool, count=n)
+
+    return excluded
 
 
 def _tie_ranks(answers: Mapping[str, Any]) -> list[int]:

@@ -32,6 +32,7 @@ from decider.engine import (
 from decider.engine import workloads as pool
 from decider.engine.figures import Figure, figures_for_fleet, figures_values, figures_with_overrides
 from decider.engine.fleet import fleet_of
+from decider.engine.outcomes import API
 from decider.engine.text import Text
 
 # Why a hybrid that reduces to a pure option is not recommended as a hybrid.
@@ -103,51 +104,48 @@ def answers_evaluate(
     """`odds_seed`: the draws of the odds, when a rule reads them (`cost_odds`); `listed`:
     the providers the cloud may be priced at, when the answers ask for one (`providers`)."""
     derived: dict[str, Any] = questionnaire.derived_answers(answers)
+    if answers.get("served"):
+        derived[scoring.PER_TOKEN] = True
     excluded, _warnings = scoring.exclusions({**answers, **derived}, rulebook.constraints)
     figures, provider, priced = provider_priced(answers, figures, listed, excluded)
     used = _figures_used(answers, figures)
-    if priced is not None and priced["currency"] == currency:
-        computed = {**priced, **_provider_keys(provider, 1.0)}  # the chosen's, computed once
-    else:
-        computed = answers_costs(
+    computed = (
+        {**priced, **_provider_keys(provider, 1.0)}  # the chosen's, computed once
+        if priced is not None and priced["currency"] == currency
+        else answers_costs(
             answers=answers, figures=used, excluded=excluded, currency=currency, provider=provider
         )
+    )
+    # The per-token outcome is priced first: the verdict weighs it beside the GPUs.
+    shown = with_api(computed, answers=answers, figures=used, excluded=excluded, currency=currency)
+    api = _api_weighed(shown, excluded)
     # With growth, the verdict reads the plan over that future (engine/verdict.py).
     basis = _plan_basis(answers, used, excluded, currency=currency, seed=odds_seed)
+    if basis is not None and api:
+        basis = verdict.basis_with(basis, api)
+    lead = _verdict_answers(derived, computed, api=api, basis=basis, excluded=excluded)
     if basis is not None:
-        derived["cost_verdict"] = verdict.basis_verdict(basis)
-        derived[scoring.COST_ORDER] = basis["order"]
         _decisive(derived, {**answers, **derived}, rulebook, basis, basis["order"])
-    else:
-        if found_verdict := costs.cost_verdict(computed):
-            derived["cost_verdict"] = found_verdict
-        if len(order := costs.cost_order(computed)) > 1:
-            derived[scoring.COST_ORDER] = order
-    reduces_to = computed["hybrid_reduces_to"]
     # A hybrid that is a pure option on today's demand may be a real one as demand grows.
-    reduces = reduces_to is not None and "hybrid" not in excluded and basis is None
+    reduces = basis is None and "hybrid" not in excluded and computed["hybrid_reduces_to"]
     found = None
-    if _odds_wanted(rulebook, computed["verdict_gap_pct"], planned=basis is not None):
-        # With the outcomes the result will exclude, so that they are the saved result's
-        # own odds.
-        found = answers_odds(
-            answers=answers,
-            figures=used,
-            excluded=[*excluded, *(["hybrid"] if reduces else [])],
-            currency=currency,
-            seed=odds_seed,
+    gap = computed["verdict_gap_pct"] if lead is None else lead["gap_pct"]
+    if _odds_wanted(rulebook, gap, planned=basis is not None):
+        # With the outcomes the result will exclude: the saved result's own odds.
+        drawn = [*excluded, *(["hybrid"] if reduces else [])]
+        found = _odds_read(
+            derived, answers, used, drawn, currency=currency, seed=odds_seed, api=api
         )
-        if odds_verdict := odds.odds_verdict(found["cheapest_probability"]):
-            derived["cost_odds"] = odds_verdict
     if basis is None:
         # Kept whether or not it is decisive, so that a draft with other bands can be
         # previewed on it (a lead whose odds were not drawn has no probability).
-        allowed = [o for o in computed["options_compared"] if o not in excluded]
-        _decisive(derived, {**answers, **derived}, rulebook, _cost_lead(computed, found), allowed)
-    if reduces and reduces_to is not None:
-        derived[scoring.COST_EXCLUDES] = _reduces_reason(reduces_to, computed["hybrid_owned_gpus"])
+        allowed = [o for o in computed["options_compared"] if o not in excluded] + [*api]
+        _decisive(
+            derived, {**answers, **derived}, rulebook, _cost_lead(computed, found, lead), allowed
+        )
+    if excludes := _cost_excludes(shown, excluded, reduces=bool(reduces)):
+        derived[scoring.COST_EXCLUDES] = excludes
     result = scoring.answers_score(answers={**answers, **derived}, rulebook=rulebook)
-    shown = with_api(computed, answers=answers, figures=used, excluded=excluded, currency=currency)
     return Evaluation(
         result, shown, used, derived, odds=found, provider=provider, listed=(*listed,)
     )
@@ -280,14 +278,109 @@ def _odds_wanted(rulebook: scoring.RuleBook, gap: float | None, *, planned: bool
     )
 
 
-def _cost_lead(computed: Mapping[str, Any], found: Mapping[str, Any] | None) -> dict[str, Any]:
-    """The cost model's cheapest outcome, its gap to the runner-up, and how often it is
-    cheapest in the odds' draws (None: the odds were not drawn)."""
-    return {
-        "cheapest": computed["cheapest"],
-        "gap_pct": computed["verdict_gap_pct"],
-        "probability": verdict.verdict_probability(computed, found),
-    }
+def _odds_read(
+    derived: dict[str, Any],
+    answers: Mapping[str, Any],
+    figures: Mapping[str, Figure],
+    excluded: Sequence[str],
+    *,
+    currency: str,
+    seed: int,
+    api: Mapping[str, float],
+) -> dict[str, Any]:
+    """The odds drawn (with the per-token outcome's present value held beside them), and
+    the cost odds' answer they give when a rule reads it."""
+    found = answers_odds(
+        answers=answers, figures=figures, excluded=excluded, currency=currency, seed=seed, fixed=api
+    )
+    if odds_verdict := odds.odds_verdict(found["cheapest_probability"]):
+        derived["cost_odds"] = odds_verdict
+    return found
+
+
+def _cost_excludes(
+    shown: Mapping[str, Any], excluded: Mapping[str, Text], *, reduces: bool
+) -> dict[str, Any]:
+    """The outcomes the cost model shows to be no real choice, with the reason in each
+    language: a per-token outcome not offered, a hybrid that is a pure option."""
+    found = _api_excludes(shown, excluded)
+    if reduces:
+        found |= _reduces_reason(shown["hybrid_reduces_to"], shown["hybrid_owned_gpus"])
+    return found
+
+
+def _verdict_answers(
+    derived: dict[str, Any],
+    computed: Mapping[str, Any],
+    *,
+    api: Mapping[str, float],
+    basis: Mapping[str, Any] | None,
+    excluded: Mapping[str, Text],
+) -> dict[str, Any] | None:
+    """Derive the cost criterion's answer and the order that breaks a tie on points: from
+    the plans with growth, from the cost section and the per-token outcome's price, or from
+    the cost section alone; the ranking with the per-token outcome (_api_lead) when that was
+    it."""
+    if basis is not None:
+        derived["cost_verdict"] = verdict.basis_verdict(basis)
+        derived[scoring.COST_ORDER] = basis["order"]
+        return None
+    if api:
+        lead = _api_lead(computed, api, excluded)
+        if lead["verdict"]:
+            derived["cost_verdict"] = lead["verdict"]
+            derived[scoring.COST_ORDER] = lead["order"]
+        return lead
+    if found_verdict := costs.cost_verdict(computed):
+        derived["cost_verdict"] = found_verdict
+    if len(order := costs.cost_order(computed)) > 1:
+        derived[scoring.COST_ORDER] = order
+    return None
+
+
+def _cost_lead(
+    computed: Mapping[str, Any],
+    found: Mapping[str, Any] | None,
+    lead: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The cost model's cheapest outcome (`lead`: ranked with the per-token one,
+    _api_lead), its gap to the runner-up, and how often it is cheapest in the odds' draws
+    (None: the odds were not drawn)."""
+    if lead is None:
+        return {
+            "cheapest": computed["cheapest"],
+            "gap_pct": computed["verdict_gap_pct"],
+            "probability": verdict.verdict_probability(computed, found),
+        }
+    cheapest = lead["order"][0] if lead["order"] else None
+    shares = (found or {}).get("cheapest_probability") or {}
+    return {"cheapest": cheapest, "gap_pct": lead["gap_pct"], "probability": shares.get(cheapest)}
+
+
+def _api_weighed(shown: Mapping[str, Any], excluded: Mapping[str, Text]) -> dict[str, float]:
+    """{"api": its present value} when the per-token outcome is priced and not excluded: the
+    verdict then weighs it; else empty."""
+    if shown.get("api") is None or API in excluded:
+        return {}
+    return {API: float(shown["present_value"][API])}
+
+
+def _api_lead(
+    computed: Mapping[str, Any], api: Mapping[str, float], excluded: Mapping[str, Text]
+) -> dict[str, Any]:
+    """The allowed outcomes and the per-token one ranked on today's demand (verdict.ranked)."""
+    amounts = costs.outcome_amounts(computed["present_value"], computed["hybrid_reduces_to"])
+    allowed = [o for o in computed["options_compared"] if o not in excluded]
+    return verdict.ranked({**{o: float(amounts[o]) for o in allowed}, **api})
+
+
+def _api_excludes(shown: Mapping[str, Any], excluded: Mapping[str, Text]) -> dict[str, Any]:
+    """Why the per-token outcome is not priced, in each language, when the answers weigh it
+    and no rule has excluded it already (a cost-model exclusion, like a pure hybrid's)."""
+    reason = shown.get("api_not_offered")
+    if reason is None or API in excluded:
+        return {}
+    return {API: dict(reason)}
 
 
 def _reduces_reason(reduces_to: str, owned: int) -> dict[str, Any]:
@@ -396,15 +489,18 @@ def answers_odds(
     excluded: Iterable[str],
     currency: str = "USD",
     seed: int,
+    fixed: Mapping[str, float] | None = None,
 ) -> dict[str, Any]:
     """The odds of the evaluated answers (engine/odds.py): `figures` as the evaluation used
-    them, `excluded` the outcomes its rules excluded, drawn from the answers' own ranges."""
+    them, `excluded` the outcomes its rules excluded, drawn from the answers' own ranges;
+    `fixed`: the per-token outcome's present value, when the verdict weighs it."""
     return odds.odds_compute(
         answers=cost_answers(answers, excluded=frozenset(excluded)),
         figures=figures,
         currency=currency,
         ranges=odds.ranges_of(answers.get("uncertainty")),
         seed=seed,
+        fixed=fixed,
     )
 
 

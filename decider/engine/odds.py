@@ -242,14 +242,17 @@ def draw(
 
 
 def cheapest_odds(
-    amounts: Mapping[str, np.ndarray], compared: list[str], reduces_to: str | None
+    amounts: Mapping[str, np.ndarray],
+    compared: list[str],
+    reduces_to: str | None,
+    held: Mapping[str, np.ndarray] | None = None,
 ) -> dict[str, float]:
     """The share of draws in which each compared outcome costs least (ties as the cost
-    model breaks them: cloud, then hybrid, then on-premises)."""
+    model breaks them: cloud, then hybrid, then on-premises; `held` outcomes after them)."""
     if not compared:
         return {}
-    candidates = outcome_amounts(amounts, reduces_to)
-    order = sorted(compared, key=TIE_ORDER.index)
+    candidates = outcome_amounts(amounts, reduces_to) | dict(held or {})
+    order = [*sorted(compared, key=TIE_ORDER.index), *(held or {})]
     stacked = np.vstack([candidates[outcome] for outcome in order])
     wins = np.bincount(np.argmin(stacked, axis=0), minlength=len(order))
     return {outcome: float(wins[i] / stacked.shape[1]) for i, outcome in enumerate(order)}
@@ -260,7 +263,10 @@ def odds_verdict(probability: Mapping[str, float]) -> str | None:
     model's tie order between equals); None with fewer than two outcomes compared."""
     if len(probability) < 2:
         return None
-    leader = max(sorted(probability, key=TIE_ORDER.index), key=lambda outcome: probability[outcome])
+    ties = sorted(
+        probability, key=lambda o: TIE_ORDER.index(o) if o in TIE_ORDER else len(TIE_ORDER)
+    )
+    leader = max(ties, key=lambda outcome: probability[outcome])
     share = probability[leader]
     strength = "sure" if share >= ODDS_SURE else "likely" if share >= ODDS_LIKELY else "lean"
     return f"{leader}_{strength}"
@@ -440,9 +446,12 @@ def odds_compute(
     ranges: Mapping[str, tuple[float, float]] | None = None,
     seed: int,
     draws: int = DRAWS,
+    fixed: Mapping[str, float] | None = None,
 ) -> dict[str, Any]:
     """The odds of the cost model's options: who is cheapest how often, what drives it, and
-    the P10–P90 band of each option's cumulative cost."""
+    the P10–P90 band of each option's cumulative cost. `fixed`: outcomes priced outside the
+    cost model, by their present value in `currency` (the per-token one), compared with
+    the draws as they are (nothing of theirs is drawn)."""
     ranges = ranges_of(None) if ranges is None else dict(ranges)
     params = figures_values(figures)
     chosen = costs_chosen(answers=answers, figures=figures, currency=currency)
@@ -457,9 +466,10 @@ def odds_compute(
         {option: drawn_present[k] for k, option in enumerate(COST_OPTIONS)},
         {option: float(today[k]) for k, option in enumerate(COST_OPTIONS)},
     )
-    probability = cheapest_odds(present, chosen.compared, chosen.reduces_to)
+    held = {key: np.full(draws, value / chosen.rate) for key, value in (fixed or {}).items()}
+    probability = cheapest_odds(present, chosen.compared, chosen.reduces_to, held)
     bands = _bands(values[:, 1:], band_months, chosen.rate)
-    outcomes = outcome_amounts(present, chosen.reduces_to)
+    outcomes = outcome_amounts(present, chosen.reduces_to) | held
     return {
         "draws": draws,
         "seed": seed,
@@ -474,7 +484,7 @@ def odds_compute(
                     strict=True,
                 )
             )
-            for outcome in chosen.compared
+            for outcome in [*chosen.compared, *held]
         },
         "bands": bands,
         "ranges": _ranges_shown(ranges),

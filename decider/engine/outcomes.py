@@ -1,4 +1,7 @@
-"""The three outcomes and the four cost options, with the one name each is shown by.
+"""The outcomes and the cost options, with the one name each is shown by.
+
+Three outcomes use GPUs (`GPU_OUTCOMES`); the fourth, a hosted model paid per token
+(`API`), is weighed only for a service sized from what it serves (issue 36).
 
 Names are marked for translation here and translated where they are shown
 (`outcome_name`, `cost_option_label`, or `gettext_lazy` on Django's side).
@@ -8,12 +11,15 @@ from __future__ import annotations
 
 from decider.engine.i18n import gettext, gettext_noop
 
-OUTCOMES: tuple[str, ...] = ("onprem", "cloud", "hybrid")
+GPU_OUTCOMES: tuple[str, ...] = ("onprem", "cloud", "hybrid")
+API = "api"
+OUTCOMES: tuple[str, ...] = (*GPU_OUTCOMES, API)
 
 OUTCOME_NAMES: dict[str, str] = {
     "onprem": gettext_noop("On-premises GPU cluster"),
     "cloud": gettext_noop("Cloud GPU platform"),
     "hybrid": gettext_noop("Hybrid: own a base, burst to cloud"),
+    "api": gettext_noop("Hosted model, paid per token"),
 }
 OUTCOME_SUMMARIES: dict[str, str] = {
     "onprem": gettext_noop(
@@ -24,6 +30,9 @@ OUTCOME_SUMMARIES: dict[str, str] = {
     ),
     "hybrid": gettext_noop(
         "Own a base of GPUs for steady and sensitive work and rent cloud capacity for the peaks."
+    ),
+    "api": gettext_noop(
+        "Run no GPUs: call a provider's hosted model of the same class and pay per million tokens."
     ),
 }
 
@@ -41,6 +50,7 @@ COST_OPTION_LABELS: dict[str, str] = {
     "cloud_reserved": gettext_noop("Cloud reserved"),
     "cloud_committed": gettext_noop("Cloud committed + on demand"),
     "hybrid": gettext_noop("Hybrid"),
+    "api": gettext_noop("Per token"),  # no cost option: the per-token outcome, named beside them
 }
 
 # The cost model's verdict, an answer the rule engine reads: "<cheapest outcome>_<strength>".

@@ -21,7 +21,7 @@ from decider.engine import gpus, markets
 from decider.engine.demand import CLOUD_SHARE_BY_RESIDENCY, DEMAND_ANSWERS, Demand
 from decider.engine.figures import is_finite, key_text, overrides_validate, value_text
 from decider.engine.i18n import gettext, gettext_noop
-from decider.engine.outcomes import COST_ODDS, COST_VERDICTS, OUTCOMES
+from decider.engine.outcomes import API, COST_ODDS, COST_VERDICTS, OUTCOMES
 from decider.engine.text import number_text
 
 Kind = Literal["choice", "bool", "int", "float"]
@@ -49,6 +49,9 @@ class Question:
     unit: str = ""
     step: str = ""
     optional: bool = False  # may be left out (see also LEVELS_REPLACE)
+    # Answer values a rule may leave without an option (it then scores nothing for them):
+    # those about the per-token outcome, which came after rule sets were written.
+    optional_values: tuple[str, ...] = ()
 
     def values(self) -> tuple[str, ...] | None:
         """The answer values of a choice or yes/no question, as rules write them; None for numbers."""
@@ -620,6 +623,7 @@ DERIVED_QUESTIONS: dict[str, Question] = {
         "choice",
         gettext_noop("Cost verdict (derived from the cost model)"),
         choices=tuple((verdict, verdict) for verdict in COST_VERDICTS),
+        optional_values=tuple(v for v in COST_VERDICTS if v.startswith(f"{API}_")),
     ),
     "cost_odds": Question(
         "cost_odds",
@@ -631,6 +635,7 @@ DERIVED_QUESTIONS: dict[str, Question] = {
             "single comparison."
         ),
         choices=tuple((verdict, verdict) for verdict in COST_ODDS),
+        optional_values=tuple(v for v in COST_ODDS if v.startswith(f"{API}_")),
     ),
     "cost_decisive": Question(
         "cost_decisive",
@@ -643,6 +648,7 @@ DERIVED_QUESTIONS: dict[str, Question] = {
             "decisive."
         ),
         choices=tuple((outcome, outcome) for outcome in OUTCOMES),
+        optional_values=(API,),
     ),
 }
 RULE_QUESTIONS: dict[str, Question] = {**QUESTIONS, **DERIVED_QUESTIONS}

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from decider.engine.i18n import gettext as _
-from decider.engine.outcomes import OUTCOMES
+from decider.engine.outcomes import API, OUTCOMES
 from decider.engine.questionnaire import RULE_QUESTIONS, Question
 from decider.engine.scoring import (
     DECISIVE_GAP_PCT,
@@ -33,6 +33,8 @@ from decider.engine.text import Text, number_text
 
 FORMAT = "decider-ruleset/1"
 SCORE_FIELDS = {outcome: f"score_{outcome}" for outcome in OUTCOMES}
+# Scores a document may leave out, read as 0: the per-token outcome came after the format.
+OPTIONAL_SCORES = (API,)
 # The texts of each kind of row, kept in both languages as <stem>_en and <stem>_zh.
 _TEXTS = {"criterion": ("label",), "option": ("label", "reason"), "constraint": ("reason",)}
 
@@ -72,9 +74,13 @@ def option_row(document: Row) -> dict[str, Any]:
         "value": document.get("value") or "",
         "lower": document.get("lower"),
         "upper": document.get("upper"),
-        **{field: document["scores"][outcome] for outcome, field in SCORE_FIELDS.items()},
+        **{field: _score(document["scores"], outcome) for outcome, field in SCORE_FIELDS.items()},
         **_texts_row(document, "option"),
     }
+
+
+def _score(scores: Mapping[str, Any], outcome: str) -> Any:
+    return scores.get(outcome, 0) if outcome in OPTIONAL_SCORES else scores[outcome]
 
 
 def criterion_document(row: Row, options: Iterable[Row]) -> dict[str, Any]:
@@ -286,7 +292,7 @@ def option_problems(data: Mapping[str, Any], **where: Any) -> list[Problem]:
     scores = data.get("scores")
     scores = scores if isinstance(scores, Mapping) else {}
     for outcome, field in SCORE_FIELDS.items():
-        score = scores.get(outcome)
+        score = scores.get(outcome, 0 if outcome in OPTIONAL_SCORES else None)
         if score is None:
             message = _("Give a score for this outcome.")
         elif not isinstance(score, int) or isinstance(score, bool):
@@ -315,12 +321,17 @@ def bands_problems(
         return [Problem(_("The criterion has no answer options."), **where)]
     values = RULE_QUESTIONS[question].values()
     if values is not None:
-        return _choice_problems(values, options, **where)
+        optional = RULE_QUESTIONS[question].optional_values
+        return _choice_problems(values, options, optional=optional, **where)
     return _range_problems(RULE_QUESTIONS[question], options, **where)
 
 
 def _choice_problems(
-    values: tuple[str, ...], options: Sequence[Mapping[str, Any]], **where: Any
+    values: tuple[str, ...],
+    options: Sequence[Mapping[str, Any]],
+    *,
+    optional: tuple[str, ...] = (),
+    **where: Any,
 ) -> list[Problem]:
     problems = []
     seen: set[str] = set()
@@ -366,7 +377,7 @@ def _choice_problems(
                 )
             )
         seen.add(value)
-    missing = [v for v in values if v not in seen]
+    missing = [v for v in values if v not in seen and v not in optional]
     if missing:
         problems.append(
             Problem(

@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from decider.engine.outcomes import OUTCOMES
+from decider.engine.outcomes import API, GPU_OUTCOMES, OUTCOMES
 from decider.engine.text import Text
 
 SCORE_MIN, SCORE_MAX = -2, 2
@@ -181,12 +181,27 @@ def tie_order(answers: Mapping[str, Any]) -> list[int]:
 COST_EXCLUDES = "cost_excludes"
 
 
+# A derived answer: True when the answers size one service from what it serves, so that a
+# hosted model paid per token (outcomes.API) is weighed beside the GPUs. Without it that
+# outcome is out of play: excluded, and left out of the result altogether.
+PER_TOKEN = "per_token"
+OUT_OF_PLAY = Text("Not a service sized from what it serves.", "不是按服务量估算的推理服务。")
+
+
+def in_play(answers: Mapping[str, Any]) -> tuple[str, ...]:
+    """The outcomes these answers weigh: the per-token one only for a sized service."""
+    return OUTCOMES if answers.get(PER_TOKEN) else GPU_OUTCOMES
+
+
 def exclusions(
     answers: Mapping[str, Any], constraints: Sequence[HardConstraint]
 ) -> tuple[dict[str, Text], dict[str, list[Text]]]:
-    """(outcomes removed with the first reason, warnings per outcome) for these answers."""
+    """(outcomes removed with the first reason, warnings per outcome) for these answers; an
+    outcome out of play is removed too (answers_score then leaves it out of the result)."""
     excluded: dict[str, Text] = {}
     warnings: dict[str, list[Text]] = {}
+    if not answers.get(PER_TOKEN):
+        excluded[API] = OUT_OF_PLAY
     for outcome, reason in (answers.get(COST_EXCLUDES) or {}).items():
         excluded[outcome] = Text.from_dict(reason)
     for constraint in constraints:
@@ -235,17 +250,18 @@ def answers_score(*, answers: Mapping[str, Any], rulebook: RuleBook) -> Result:
     excluded, warnings = exclusions(answers, rulebook.constraints)
     allowed = [o for o in tie_order(answers) if OUTCOMES[o] not in excluded]
     ranked = outcomes_ranked(list(scores.values()), allowed)
+    play = in_play(answers)
     return Result(
         recommendation=OUTCOMES[ranked[0]] if ranked else None,
-        scores=scores,
-        excluded=excluded,
-        warnings=warnings,
+        scores={o: value for o, value in scores.items() if o in play},
+        excluded={o: reason for o, reason in excluded.items() if o in play},
+        warnings={o: found for o, found in warnings.items() if o in play},
         margin=(
             round(scores[OUTCOMES[ranked[0]]] - scores[OUTCOMES[ranked[1]]], DECIMALS)
             if len(ranked) > 1
             else None
         ),
-        contributions=tuple(contributions),
+        contributions=tuple(c for c in contributions if c.outcome in play),
         ruleset_version=rulebook.version,
     )
 

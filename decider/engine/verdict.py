@@ -28,6 +28,7 @@ from typing import Any
 
 from decider.engine import costs as cost_model
 from decider.engine import scoring
+from decider.engine.outcomes import API
 from decider.engine.text import Text
 
 # The shipped bands (a rule set sets its own: RuleBook.decisive_*).
@@ -127,9 +128,75 @@ def plan_basis(plan: Mapping[str, Any] | None, compared: Sequence[str]) -> dict[
     }
 
 
-def result_basis(result: scoring.Result, plan: Mapping[str, Any] | None) -> dict[str, Any] | None:
-    """plan_basis over the outcomes a scored result did not exclude."""
-    return plan_basis(plan, [o for o in cost_model.TIE_ORDER if o not in result.excluded])
+def ranked(present: Mapping[str, float]) -> dict[str, Any]:
+    """Outcomes by present value, cheapest first (a tie: the cost model's order, the
+    per-token outcome last), the cheapest's gap to the runner-up (% of the runner-up's) and
+    the cost criterion's answer read off them (the cost model's 15 % rule; None alone)."""
+    order = sorted(present, key=lambda key: (present[key], _tie_place(key)))
+    if len(order) < 2:
+        return {"order": order, "gap_pct": None, "verdict": None}
+    runner = float(present[order[1]])
+    gap = round((runner - float(present[order[0]])) / runner * 100, 2) if runner > 0 else 0.0
+    clear = gap >= cost_model.CLEAR_GAP_PCT - 1e-9
+    return {
+        "order": order,
+        "gap_pct": gap,
+        "verdict": f"{order[0]}_{'clear' if clear else 'slight'}",
+    }
+
+
+def _tie_place(outcome: str) -> int:
+    order = cost_model.TIE_ORDER
+    return order.index(outcome) if outcome in order else len(order)
+
+
+def basis_with(basis: Mapping[str, Any], extra: Mapping[str, float]) -> dict[str, Any]:
+    """The plans' basis with outcomes priced beside the plan (the per-token one, over the same
+    future): ranked again; the plan's draws say nothing of those, so when one of them is
+    cheapest the share of draws is unknown (None)."""
+    present = {**basis["present_value"], **extra}
+    found = ranked(present)
+    cheapest = found["order"][0]
+    shares = basis["probability"] if cheapest == basis["cheapest"] else None
+    return {
+        **basis,
+        "present_value": present,
+        "order": found["order"],
+        "cheapest": cheapest,
+        "gap_pct": found["gap_pct"],
+        "probability": None if cheapest in extra else shares,
+    }
+
+
+def shown_amounts(
+    result: scoring.Result, costs: Mapping[str, Any]
+) -> tuple[list[str], dict[str, float]]:
+    """The compared outcomes cheapest first and their present values, the per-token one
+    among them when the result weighs it and it is priced."""
+    present = dict(
+        cost_model.outcome_amounts(costs["present_value"], costs.get("hybrid_reduces_to"))
+    )
+    order = cost_model.cost_order(costs)
+    api = costs["present_value"].get(API)
+    if api is None or API not in result.scores or API in result.excluded:
+        return order, present
+    present[API] = float(api)
+    return ranked({key: present[key] for key in [*order, API]})["order"], present
+
+
+def result_basis(
+    result: scoring.Result,
+    plan: Mapping[str, Any] | None,
+    costs: Mapping[str, Any] | None = None,
+) -> dict[str, Any] | None:
+    """plan_basis over the outcomes a scored result did not exclude, with the per-token one
+    beside them when the result weighs it (its present value in `costs`, over the same
+    future)."""
+    basis = plan_basis(plan, [o for o in cost_model.TIE_ORDER if o not in result.excluded])
+    api = (costs or {}).get("present_value", {}).get(API)
+    if basis is None or api is None or API not in result.scores or API in result.excluded:
+        return basis
+    return basis_with(basis, {API: float(api)})
 
 
 def basis_verdict(basis: Mapping[str, Any]) -> str:
@@ -154,8 +221,7 @@ def extra_cost(
     if basis is not None:
         order, present = basis["order"], dict(basis["present_value"])
     else:
-        order = cost_model.cost_order(costs)
-        present = cost_model.outcome_amounts(costs["present_value"], costs.get("hybrid_reduces_to"))
+        order, present = shown_amounts(result, costs)
     if headline is None or not order or headline == order[0] or headline not in order:
         return None
     cheapest = order[0]
@@ -278,9 +344,19 @@ def result_money(
     with `verdict_probability` (a copy: a kept result is never changed), and, when demand
     grows, the verdict's gap and odds read off the plan (`verdict_basis`: "plan", with the
     plans' `verdict_present_value`); and `summary` with `extra_cost` and `constraint_cost`."""
-    basis = result_basis(result, plan)
+    basis = result_basis(result, plan, costs)
     shown = {**costs, "verdict_probability": verdict_probability(costs, odds)}
     shown["verdict_basis"] = "costs"
+    order, present = shown_amounts(result, costs)
+    if basis is None and API in order:
+        # The per-token outcome weighed beside the GPUs: the verdict the rules read.
+        found = ranked({key: present[key] for key in order})
+        shares = (odds or {}).get("cheapest_probability") or {}
+        shown.update(
+            verdict=found["verdict"],
+            verdict_gap_pct=found["gap_pct"],
+            verdict_probability=shares.get(order[0]),
+        )
     if basis is not None:
         shown.update(
             verdict_basis="plan",

@@ -1,10 +1,10 @@
-import math
 from decimal import Decimal
 from html import escape  # django.utils.html.escape's own, without its lazy-text wrapper
 
 from django import template
 from django.utils.safestring import mark_safe
 
+from decider import formats
 from decider.engine.markets import symbol_of
 from decider.formats import money, month_text
 from decider.method import cite_links
@@ -163,8 +163,4 @@ def fold(parser: template.base.Parser, token: template.base.Token) -> FoldNode:
 @register.filter
 def small_price(value, currency: str = "USD") -> str:
     """0.01134 -> '$0.0113': a price of a million tokens, to three significant digits."""
-    if value is None or value == "":
-        return "—"
-    amount = float(value)
-    digits = max(2, 2 - math.floor(math.log10(abs(amount)))) if amount else 2
-    return f"{symbol_of(currency)}{amount:,.{digits}f}"
+    return formats.small_price(value, currency)

@@ -1,0 +1,76 @@
+"""The decision when it is a hosted model paid per token (issue 36): the plan in one
+sentence, and the next steps with their dates, as the first screen, the report and
+`summary` in the JSON give them."""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Mapping
+from typing import Any
+
+from django.utils.translation import get_language
+from django.utils.translation import gettext as _
+
+from decider.engine import tokens
+from decider.formats import money, small_price
+from decider.summary import NextStep, tokens_text
+
+
+def plan_sentence(costs: Mapping[str, Any], currency: str) -> str:
+    """The per-token plan: whose model, at what price, for what a month today."""
+    price = costs["api"]
+    monthly = costs["totals"]["api"] / max(int(costs["horizon_months"]), 1)
+    return _(
+        "Run no GPUs: send the %(served)s tokens a day you serve to %(model)s at "
+        "%(provider)s (%(model_class)s), at %(price_in)s per million input tokens and "
+        "%(price_out)s per million output tokens: about %(monthly)s a month on average."
+    ) % {
+        "provider": price["provider"],
+        "model_class": tokens.MODEL_CLASSES[price["model_class"]].get(get_language() or "en"),
+        "model": price["model"],
+        "price_in": small_price(price["price_in_per_m"], price["currency"]),
+        "price_out": small_price(price["price_out_per_m"], price["currency"]),
+        "served": tokens_text(price["tokens_per_day_m"]),
+        "monthly": money(monthly, currency),
+    }
+
+
+def next_steps(costs: Mapping[str, Any], start: datetime.date) -> list[NextStep]:
+    """What to do first when paying per token: try it on real prompts, clear its data terms,
+    cap the bill and watch the volume at which GPUs pay off, keep a second provider."""
+    price = costs["api"]
+    found = costs.get("api_break_even_tokens_per_day_m")
+    steps = [
+        NextStep(
+            _(
+                "Try %(provider)s's %(model)s for two weeks on a sample of your real prompts: "
+                "check the answers' quality, the latency your users see and the share of input "
+                "and output tokens assumed here."
+            )
+            % {"provider": price["provider"], "model": price["model"]},
+            start + datetime.timedelta(weeks=2),
+        ),
+        NextStep(
+            _(
+                "Have %(provider)s's terms for data processing and retention approved before "
+                "real prompts are sent."
+            )
+            % {"provider": price["provider"]},
+            start + datetime.timedelta(weeks=3),
+        ),
+        NextStep(
+            _("Set a monthly spending limit and alerts on the provider account.")
+            if found is None
+            else _(
+                "Set a monthly spending limit and alerts on the provider account, and assess "
+                "again when the volume nears %(volume)s tokens a day: GPUs pay off above it."
+            )
+            % {"volume": tokens_text(found)},
+            start + datetime.timedelta(weeks=4),
+        ),
+        NextStep(
+            _("Keep a second provider of the same model class ready as a fallback."),
+            start + datetime.timedelta(weeks=6),
+        ),
+    ]
+    return steps
