@@ -58,6 +58,7 @@ from decider.models import (
     Provider,
     ProviderPrice,
     RuleSet,
+    TokenPrice,
 )
 from decider.roles import BY_NAME
 from decider.rulesets import (
@@ -1068,6 +1069,28 @@ class ProviderPriceAdmin(HistoryAdmin):
     def get_form(self, request: HttpRequest, obj: Any = None, **kwargs: Any):
         kwargs["fields"] = ["provider", *ProviderPriceForm.Meta.fields]
         return super().get_form(request, obj, **kwargs)
+
+
+@admin.register(TokenPrice)
+class TokenPriceAdmin(HistoryAdmin):
+    """Hosted models' list prices per million tokens (issue 36). Editable: the next assessment
+    scored reads them; a saved one keeps the price it was scored with (its result pins it);
+    the history records each change. How fast they fall is the cost figure
+    `token_price_fall`."""
+
+    list_display = [
+        "provider",
+        "model",
+        "model_class",
+        "market",
+        "price_in_per_m",
+        "price_out_per_m",
+        "currency",
+        "as_of",
+    ]
+    list_editable = ["price_in_per_m", "price_out_per_m"]
+    list_filter = ["market", "model_class", "jurisdiction", "currency"]
+    search_fields = ["provider", "model", "source"]
 
 
 @admin.register(Assessment)

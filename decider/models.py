@@ -16,7 +16,7 @@ from django.utils.translation import gettext_lazy as _
 from simple_history.models import HistoricalRecords
 
 from decider import caching
-from decider.engine import gpus, scoring
+from decider.engine import gpus, scoring, tokens
 from decider.engine.figures import Figure, figures_select
 from decider.engine.markets import DEFAULT_MARKET, MARKETS, market_of
 from decider.engine.providers import KINDS as provider_kinds
@@ -388,6 +388,84 @@ class ProviderPrice(SourcedValue):
 
     def __str__(self) -> str:
         return f"{self.provider.key}: {self.name} ({self.gpu_model or 'all'})"
+
+
+class TokenPrice(models.Model):
+    """A hosted model's list price per million tokens (issue 36), dated and sourced, in the
+    provider's currency. Applies to the next assessment scored; a saved one keeps the price it
+    was scored with (its result pins it), and the history records each change."""
+
+    provider = models.CharField(_("provider"), max_length=80)
+    model = models.CharField(_("model"), max_length=160, help_text=_("As the provider names it."))
+    model_class = models.CharField(
+        _("model class"),
+        max_length=20,
+        choices=[(key, text.en) for key, text in tokens.MODEL_CLASSES.items()],
+    )
+    market = models.CharField(
+        _("market"),
+        max_length=10,
+        choices=[(key, market.label.en) for key, market in MARKETS.items()],
+        default=DEFAULT_MARKET,
+        help_text=_("Whose users may buy at this price: the global market, or mainland China."),
+    )
+    jurisdiction = models.CharField(
+        _("jurisdiction"),
+        max_length=10,
+        choices=[("intl", _("outside mainland China")), ("cn", _("mainland China"))],
+        help_text=_(
+            "Where the provider is based; a jurisdiction concern keeps to the market's own."
+        ),
+    )
+    price_in_per_m = models.FloatField(
+        _("price per million input tokens"), validators=[MinValueValidator(0)]
+    )
+    price_out_per_m = models.FloatField(
+        _("price per million output tokens"), validators=[MinValueValidator(0)]
+    )
+    currency = models.CharField(
+        _("currency"), max_length=3, choices=[("USD", "USD"), ("CNY", "CNY")], default="USD"
+    )
+    as_of = models.CharField(
+        _("checked on"), max_length=10, help_text=_("The month or day the price was read: 2026-10.")
+    )
+    source = models.TextField(_("source"), help_text=_("Where the price was read, as found."))
+
+    history = HistoricalRecords(verbose_name=_("historical token price"))
+
+    class Meta:
+        ordering = ["market", "model_class", "provider", "model"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["provider", "model", "market"], name="token_price_per_model"
+            )
+        ]
+        verbose_name = _("token price")
+        verbose_name_plural = _("token prices")
+
+    def __str__(self) -> str:
+        return f"{self.provider}: {self.model} ({self.market})"
+
+    def engine_price(self) -> tokens.TokenPrice:
+        return tokens.TokenPrice(
+            provider=self.provider,
+            market=self.market,
+            model=self.model,
+            model_class=self.model_class,
+            price_in_per_m=float(self.price_in_per_m),
+            price_out_per_m=float(self.price_out_per_m),
+            currency=self.currency,
+            as_of=self.as_of,
+            source=self.source,
+            jurisdiction=self.jurisdiction,
+        )
+
+    @classmethod
+    def listed(cls) -> tuple[tokens.TokenPrice, ...]:
+        """Every price, as the engine reads them; a price of zero (a rate-limited free tier)
+        is no price to serve production on and is left out (tokens.price_book)."""
+        rows = cls.objects.exclude(price_in_per_m=0, price_out_per_m=0)
+        return tuple(row.engine_price() for row in rows)
 
 
 def token_hash(token: str) -> str:

@@ -2,8 +2,8 @@
 and keeps up to date: who drafts rule sets, who publishes them, who only looks.
 
 A rule set decides every new assessment only once it is published, so drafting and
-publishing are separate rights (`decider.publish_ruleset`). Cost figures and provider prices
-are not drafted: a change to one applies to the next assessment scored, as publishing does,
+publishing are separate rights (`decider.publish_ruleset`). Cost figures, provider prices
+and per-token prices are not drafted: a change to one applies to the next assessment scored, as publishing does,
 so changing them is a publisher's right too. Give an account `is_staff` and one group.
 """
 
@@ -17,7 +17,7 @@ from decider.engine.text import Text
 
 # What each may do, by model of the decider app. "view" is every role's.
 DRAFTED = ("ruleset", "criterion", "option", "constraint")  # the rows of a draft
-LIVE = ("assumption", "provider", "providerprice")  # figures that apply at once
+LIVE = ("assumption", "provider", "providerprice", "tokenprice")  # figures that apply at once
 
 
 @dataclass(frozen=True)

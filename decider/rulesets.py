@@ -17,6 +17,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from decider import caching
+from decider.engine import tokens
 from decider.engine.markets import DEFAULT_MARKET
 from decider.engine.ruledocs import (
     FORMAT,
@@ -42,6 +43,7 @@ from decider.models import (
     ProviderPrice,
     Publication,
     RuleSet,
+    TokenPrice,
 )
 
 log = logging.getLogger(__name__)
@@ -457,6 +459,24 @@ def providers_add_missing(document: dict[str, Any]) -> tuple[int, int]:
     for price in prices:
         price.save()  # one by one: each gets its history record
     return added, len(prices)
+
+
+@transaction.atomic
+def token_prices_add_missing(document: dict[str, Any]) -> int:
+    """Add the per-token prices of `document` (fixtures/token_prices.json) the database lacks,
+    leaving every one it has as it is (an admin may have edited it): how many were added. A
+    price of zero is kept too: it shows the admin that the provider lists the model free."""
+    tokens.price_book(document)  # checks the format
+    have = set(TokenPrice.objects.values_list("provider", "model", "market"))
+    fields = [f.name for f in TokenPrice._meta.fields if f.name != "id"]
+    added = [
+        TokenPrice(**{field: item[field] for field in fields})
+        for item in document["prices"]
+        if (item["provider"], item["model"], item["market"]) not in have
+    ]
+    for price in added:
+        price.save()  # one by one: each gets its history record
+    return len(added)
 
 
 @transaction.atomic

@@ -26,7 +26,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from decider import caching, decision
-from decider.engine import hosted, questionnaire, scoring, verdict
+from decider.engine import hosted, questionnaire, scoring, tokens, verdict
 from decider.engine.batch import Impact, Transition, impact_compute
 from decider.engine.evaluation import (
     Evaluation,
@@ -47,6 +47,7 @@ from decider.engine.providers import (
 )
 from decider.models import Assessment, Assumption, ImpactPreview, RuleSet
 from decider.models import Provider as ProviderRow
+from decider.models import TokenPrice as TokenPriceRow
 from decider.rulesets import ruleset_export, ruleset_rulebook
 
 log = logging.getLogger(__name__)
@@ -83,8 +84,28 @@ def evaluate_now(
         currency=currency,
         odds_seed=odds_seed,
         listed=listed_providers(answers),
+        book=token_book(answers),
     )
     return ruleset, evaluation
+
+
+def token_book(
+    answers: Mapping[str, Any], *, pinned: Mapping[str, Any] | None = None
+) -> tokens.PriceBook | None:
+    """The per-token prices for answers that say what they serve (None for the others: no
+    price is read): the one a saved result was scored with (`pinned`: its snapshot, while the
+    service's class and market are the same), else the prices the admin lists now."""
+    served = answers.get("served")
+    if not served:
+        return None
+    price = (pinned or {}).get("token_price")
+    if (
+        price
+        and price["market"] == market_of(answers).key
+        and price["model_class"] == tokens.model_class(float(served["params_b"]))
+    ):
+        return hosted.pinned_book(price)
+    return hosted.book_of(TokenPriceRow.listed())
 
 
 def provider_keys(raw: Any) -> list[str]:
@@ -148,6 +169,7 @@ def assessment_evaluate(
         figures=figures,
         odds_seed=odds_seed,
         listed=listed_providers(answers, pinned=None if refresh else assessment.result),
+        book=token_book(answers, pinned=None if refresh else assessment.result),
     )
     return ruleset, evaluation, figures
 
@@ -339,14 +361,13 @@ def _costs_shown(assessment: Assessment, currency: str) -> dict[str, Any]:
         currency=currency,
         provider=assessment.result.get("provider") if assessment.result else None,
     )
-    pinned = (assessment.result or {}).get("token_price")
     return with_api(
         computed,
         answers=assessment.answers,
         figures=figures,
         excluded=excluded,
         currency=currency,
-        book=hosted.pinned_book(pinned) if pinned else None,
+        book=token_book(assessment.answers, pinned=assessment.result),
     )
 
 

@@ -143,3 +143,87 @@ def test_a_rule_set_written_before_the_fourth_outcome_still_imports(rules):
     result = scoring.answers_score(answers=answers, rulebook=book)
     assert result.scores["api"] == scoring.NEUTRAL  # no rule scores it: neutral, not an error
     assert ruleset.criteria.get(key="stage").options.first().score_api == 0
+
+
+# --- the prices, in the admin ---------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_load_defaults_loads_every_shipped_price_once_and_keeps_an_edited_one(rules):
+    from django.core.management import call_command
+
+    from decider.models import TokenPrice
+
+    shipped = json.loads((FIXTURES / "token_prices.json").read_text(encoding="utf-8"))["prices"]
+    assert TokenPrice.objects.count() == len(shipped)
+    edited = TokenPrice.objects.filter(market="cn").first()
+    edited.price_in_per_m = 123.0
+    edited.save()
+    call_command("load_defaults", verbosity=0)
+    assert TokenPrice.objects.count() == len(shipped)
+    assert TokenPrice.objects.get(pk=edited.pk).price_in_per_m == 123.0
+
+
+def _publisher(django_user_model, name: str = "paula", group: str = "publishers"):
+    from django.contrib.auth.models import Group
+
+    user = django_user_model.objects.create_user(name, password="x" * 12, is_staff=True)
+    user.groups.add(Group.objects.get(name=group))
+    return user
+
+
+@pytest.mark.django_db
+def test_a_publisher_edits_a_price_in_the_admin_and_the_next_assessment_pays_it(
+    client, rules, django_user_model
+):
+    from decider.models import TokenPrice
+    from tests.adminforms import change_form_data, change_url
+
+    used = _created(client, _served())["result"]["costs"]["api"]
+    row = TokenPrice.objects.get(provider=used["provider"], model=used["model"], market="global")
+    client.force_login(_publisher(django_user_model))
+    page = client.get(change_url(row))
+    data = change_form_data(page) | {"price_in_per_m": "-1"}
+    refused = client.post(change_url(row), data)
+    assert refused.status_code == 200  # the form again, with the message at the field
+    assert "greater than or equal to 0" in refused.content.decode()
+    data |= {"price_in_per_m": str(used["price_in_per_m"] * 3)}
+    assert client.post(change_url(row), data).status_code == 302
+    assert row.history.count() == 2  # loaded, then edited: both kept
+    client.logout()
+    again = _created(client, _served())["result"]["costs"]["api"]
+    if again["provider"] == used["provider"]:  # still the cheapest: at the new price
+        assert again["price_in_per_m"] == pytest.approx(used["price_in_per_m"] * 3)
+    else:  # dearer now than another provider's, which is priced instead
+        assert again["price_in_per_m"] <= used["price_in_per_m"] * 3
+
+
+@pytest.mark.django_db
+def test_a_viewer_may_read_the_prices_and_change_none(client, rules, django_user_model):
+    from decider.models import TokenPrice
+    from tests.adminforms import change_form_data, change_url
+
+    row = TokenPrice.objects.first()
+    client.force_login(_publisher(django_user_model, "vera", "viewers"))
+    page = client.get(change_url(row))
+    assert page.status_code == 200
+    response = client.post(change_url(row), change_form_data(page) | {"price_in_per_m": "9"})
+    assert response.status_code == 403
+    assert TokenPrice.objects.get(pk=row.pk).price_in_per_m == row.price_in_per_m
+
+
+@pytest.mark.django_db
+def test_the_price_fall_is_a_cost_figure_the_admin_sets(client, rules):
+    from django.core.cache import caches
+
+    from decider import caching
+    from decider.models import Assumption
+
+    held = _created(client, _served())["result"]["costs"]
+    assert held["api"]["fall_pct_per_year"] == 50
+    Assumption.objects.filter(name="token_price_fall").update(value=0.0)
+    for alias in ("default", caching.CACHE):
+        caches[alias].clear()
+    flat = _created(client, _served())["result"]["costs"]
+    assert flat["api"]["fall_pct_per_year"] == 0
+    assert flat["present_value"]["api"] > held["present_value"]["api"]

@@ -77,7 +77,7 @@ DEFAULTS = shipped_figures("h100")
 
 def test_it_lists_every_figure_once():
     money = {name for name, spec in FIGURES.items() if spec.kind == "money"}
-    assert len(FIGURE_NAMES) == len(set(FIGURE_NAMES)) == 39
+    assert len(FIGURE_NAMES) == len(set(FIGURE_NAMES)) == 40
     assert FIGURE_NAMES[0] == "gpus_per_node"
     assert FIGURE_NAMES[-1] == "usd_cny"
     assert {"server_price", "kwh_price", "gpu_hour_on_demand", "egress_price_tb"} <= money

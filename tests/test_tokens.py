@@ -359,31 +359,21 @@ def test_the_light_present_values_are_the_cost_section_s_own(persona):
 
 
 @pytest.mark.django_db
-def test_a_saved_result_keeps_the_token_price_it_was_scored_with(client, rules, monkeypatch):
-    """Prices changed by a later release leave a saved result as it was (like the figures);
-    a new assessment takes them."""
-    import dataclasses
-
+def test_a_saved_result_keeps_the_token_price_it_was_scored_with(client, rules):
+    """Prices an admin changes later leave a saved result as it was (like the figures); a new
+    assessment takes them."""
     from django.core.cache import caches
+    from django.db.models import F
 
     from decider import caching, services
-    from decider.engine import hosted
-    from decider.models import Assessment
+    from decider.models import Assessment, TokenPrice
 
     created = _created(client, _service_answers(8, 50, 2.0))
     assessment = Assessment.objects.latest("pk")
     before = services.assessment_costs(assessment, currency="CNY")["present_value"]["api"]
-    dearer = tokens.PriceBook(
-        tuple(
-            dataclasses.replace(
-                p, price_in_per_m=p.price_in_per_m * 10, price_out_per_m=p.price_out_per_m * 10
-            )
-            for p in BOOK.prices
-        ),
-        BOOK.fall_pct_per_year,
-        BOOK.fall_source,
+    TokenPrice.objects.update(
+        price_in_per_m=F("price_in_per_m") * 10, price_out_per_m=F("price_out_per_m") * 10
     )
-    monkeypatch.setattr(hosted, "shipped_book", lambda: dearer)
     for alias in ("default", caching.CACHE):
         caches[alias].clear()  # nothing kept: the page computes its costs again
     again = services.assessment_costs(Assessment.objects.get(pk=assessment.pk), currency="CNY")

@@ -100,9 +100,10 @@ def answers_evaluate(
     currency: str = "USD",
     odds_seed: int = 0,
     listed: Sequence[providers.Provider] = (),
+    book: tokens.PriceBook | None = None,
 ) -> Evaluation:
-    """`odds_seed`: the draws of the odds, when a rule reads them (`cost_odds`); `listed`:
-    the providers the cloud may be priced at, when the answers ask for one (`providers`)."""
+    """`odds_seed`: the odds' draws, should a rule read them (`cost_odds`); `listed`: the
+    providers the cloud may be priced at (`providers`); `book`: the per-token prices."""
     derived: dict[str, Any] = questionnaire.derived_answers(answers)
     if answers.get("served"):
         derived[scoring.PER_TOKEN] = True
@@ -117,7 +118,9 @@ def answers_evaluate(
         )
     )
     # The per-token outcome is priced first: the verdict weighs it beside the GPUs.
-    shown = with_api(computed, answers=answers, figures=used, excluded=excluded, currency=currency)
+    shown = with_api(
+        computed, answers=answers, figures=used, excluded=excluded, currency=currency, book=book
+    )
     api = _api_weighed(shown, excluded)
     # With growth, the verdict reads the plan over that future (engine/verdict.py).
     basis = _plan_basis(answers, used, excluded, currency=currency, seed=odds_seed)

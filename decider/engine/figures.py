@@ -430,6 +430,17 @@ FIGURES: dict[str, FigureSpec] = {
             kind="share",
             max=1,
         ),
+        # Read by the per-token option (engine/hosted.py), for a service sized from what it
+        # serves: its price over the horizon.
+        _spec(
+            "token_price_fall",
+            "Per-token price fall",
+            "按 token 价格年降幅",
+            "share (0–1) a hosted model's price per token falls a year",
+            "托管模型按 token 价格每年下降的比例（0–1）",
+            kind="share",
+            max=1,
+        ),
         # Read by the plan when the answers say no capital is available up front.
         _spec(
             "finance_rate",

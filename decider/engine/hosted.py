@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +23,8 @@ from decider.engine.text import Text
 BOOK_PATH = Path(__file__).resolve().parents[2] / "fixtures" / "token_prices.json"
 # The volumes the chart and the break-even look at, as factors of the service's own.
 FACTORS = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0)
+# The cost figure: how much a per-token price falls a year (share, 0–1).
+FALL = "token_price_fall"
 BISECTIONS = 4  # between two factors 3× apart: the break-even to within about 7 %
 SEVERAL = Text(
     en="Several workloads share the GPUs here: the per-token price is compared for one "
@@ -37,8 +39,16 @@ NOT_ALONE = Text(
 
 @functools.cache
 def shipped_book() -> tokens.PriceBook:
-    """fixtures/token_prices.json (admin-editable prices are a later slice of issue 36)."""
+    """fixtures/token_prices.json: the prices a release ships (`load_defaults` loads them
+    into the database, where admins edit them; the engine alone reads them here)."""
     return tokens.price_book(json.loads(BOOK_PATH.read_text(encoding="utf-8")))
+
+
+def book_of(prices: Sequence[tokens.TokenPrice]) -> tokens.PriceBook:
+    """Prices read elsewhere (the database) as a price book; how fast they fall is the cost
+    figure `token_price_fall` (api_section), the shipped book's rate without it."""
+    shipped = shipped_book()
+    return tokens.PriceBook(tuple(prices), shipped.fall_pct_per_year, shipped.fall_source)
 
 
 def pinned_book(saved: Mapping[str, Any]) -> tokens.PriceBook:
@@ -78,9 +88,8 @@ def api_section(
     if price is None:
         return {"api": None, "api_not_offered": tokens.NONE_LISTED.as_dict()}
     rate = markets.currency_rate(figures, prices_in=price.currency, shown_in=computed["currency"])
-    api_at = functools.partial(
-        _api_value, price, answers, computed, rate=rate, fall=book.fall_pct_per_year
-    )
+    fall = 100 * figures.get(FALL, book.fall_pct_per_year / 100)
+    api_at = functools.partial(_api_value, price, answers, computed, rate=rate, fall=fall)
     own = input_m + output_m
     gpu_at = functools.cache(
         lambda volume: (
@@ -98,7 +107,7 @@ def api_section(
         "api": {
             **price.document(),
             "tokens_per_day_m": own,
-            "fall_pct_per_year": book.fall_pct_per_year,
+            "fall_pct_per_year": round(fall, 4),
         },
         "api_break_even_tokens_per_day_m": _break_even(curve, api_at, gpu_at),
         "api_curve": curve,

@@ -1,4 +1,5 @@
-"""Load the shipped rule set and cost figures from fixtures/ (skips what is already there)."""
+"""Load the shipped rule set, cost figures, provider and per-token prices from fixtures/ (skips
+what is already there)."""
 
 import json
 
@@ -12,6 +13,7 @@ from decider.rulesets import (
     assumptions_import,
     providers_add_missing,
     ruleset_import,
+    token_prices_add_missing,
 )
 
 FIXTURES = settings.BASE_DIR / "fixtures"
@@ -43,6 +45,11 @@ class Command(BaseCommand):
             self.stdout.write(f"Added {providers} cloud providers and {prices} provider prices.")
         else:
             self.stdout.write("Cloud providers already loaded; left as they are.")
+        document = json.loads((FIXTURES / "token_prices.json").read_text(encoding="utf-8"))
+        if added := token_prices_add_missing(document):
+            self.stdout.write(f"Added {added} per-token prices.")
+        else:
+            self.stdout.write("Per-token prices already loaded; left as they are.")
         if touched := roles_sync():
             self.stdout.write(f"Admin groups set up: {', '.join(touched)}.")
         else:
