@@ -8,7 +8,7 @@ import datetime
 from collections.abc import Mapping
 from typing import Any
 
-from django.utils.translation import get_language
+from django.utils.translation import get_language, ngettext
 from django.utils.translation import gettext as _
 
 from decider.engine import tokens
@@ -74,3 +74,25 @@ def next_steps(costs: Mapping[str, Any], start: datetime.date) -> list[NextStep]
         ),
     ]
     return steps
+
+
+def hybrid_sentence(costs: Mapping[str, Any], currency: str) -> str | None:
+    """Owning the steady base and sending the bursts per token, in one line, against per
+    token alone; None when demand never bursts above a whole GPU owned."""
+    found = costs.get("api_hybrid")
+    if not found:
+        return None
+    return ngettext(
+        "Owning %(gpus)s GPU for the steady base and sending the bursts (%(share)s %% of the "
+        "tokens) per token would cost %(mixed)s in present value, against %(api)s per token "
+        "alone.",
+        "Owning %(gpus)s GPUs for the steady base and sending the bursts (%(share)s %% of the "
+        "tokens) per token would cost %(mixed)s in present value, against %(api)s per token "
+        "alone.",
+        found["owned_gpus"],
+    ) % {
+        "gpus": found["owned_gpus"],
+        "share": f"{found['burst_share_pct']:.0f}",
+        "mixed": money(found["present_value"], currency),
+        "api": money(costs["present_value"]["api"], currency),
+    }

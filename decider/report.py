@@ -18,7 +18,7 @@ from django.utils import timezone, translation
 from django.utils.translation import get_language, gettext_noop, ngettext
 from django.utils.translation import gettext as _
 
-from decider import caching, decision, formats, summary
+from decider import caching, decision, formats, per_token, summary
 from decider.charts import chart_api, chart_compare, charts_for, plan_sentence
 from decider.checklist import checklist_for
 from decider.engine import questionnaire, scoring, tokens, verdict
@@ -572,6 +572,7 @@ def _api_shown(costs: Mapping[str, Any], currency: str) -> dict[str, Any] | None
             for key, value in per_million.items()
         ],
         "chart": chart_api(dict(costs), sentence) if price and costs.get("api_curve") else None,
+        "hybrid": per_token.hybrid_sentence(costs, currency),
     }
 
 

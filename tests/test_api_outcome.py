@@ -227,3 +227,73 @@ def test_the_price_fall_is_a_cost_figure_the_admin_sets(client, rules):
     flat = _created(client, _served())["result"]["costs"]
     assert flat["api"]["fall_pct_per_year"] == 0
     assert flat["present_value"]["api"] > held["present_value"]["api"]
+
+
+@pytest.mark.django_db
+def test_a_what_if_on_a_saved_result_keeps_its_token_price(client, rules):
+    from django.db.models import F
+
+    from decider import services
+    from decider.models import Assessment, TokenPrice
+
+    created = _created(client, _served())
+    pinned = created["result"]["costs"]["api"]
+    TokenPrice.objects.update(
+        price_in_per_m=F("price_in_per_m") * 10, price_out_per_m=F("price_out_per_m") * 10
+    )
+    saved = Assessment.objects.latest("pk")
+    trial = services.assessment_what_if(saved, {**saved.answers, "horizon_years": 5})
+    tried = services.assessment_costs(trial, currency="USD")["api"]
+    assert tried["price_in_per_m"] == pinned["price_in_per_m"]
+    assert tried["provider"] == pinned["provider"]
+    # A what-if on a model of another class is priced at today's prices for that class.
+    bigger = {**saved.answers, "served": {**saved.answers["served"], "params_b": 70}}
+    other = services.assessment_costs(services.assessment_what_if(saved, bigger), currency="USD")
+    assert other["api"]["model_class"] == "70b"
+
+
+# --- the steady base owned, the bursts per token ------------------------------------------
+
+
+@pytest.mark.django_db
+def test_owning_the_base_and_sending_the_bursts_per_token_is_priced_as_its_two_parts(client, rules):
+    from decider.engine import evaluation, questionnaire
+    from tests.factories import shipped_figures
+
+    created = _created(client, _service_answers(70, 3000, 3.0, latency_critical=False))
+    costs = created["result"]["costs"]
+    mixed = costs["api_hybrid"]
+    answers = created["answers"]
+    demand = questionnaire.demand_of(answers)
+    assert 1 <= mixed["owned_gpus"] < answers["gpus"]
+    assert mixed["owned_gpus"] in (int(demand.base), int(demand.base) + 1)
+    assert 0 < mixed["burst_share_pct"] < 100
+    owned = {k: v for k, v in answers.items() if k not in questionnaire.LEVELS_REPLACE} | {
+        "gpus": mixed["owned_gpus"],
+        "base_gpus": min(mixed["owned_gpus"], demand.base),
+        "peak_share_pct": demand.peak_share * 100,
+    }
+    figures = evaluation._figures_used(owned, shipped_figures())
+    owning = evaluation.answers_costs(answers=owned, figures=figures, excluded=[])
+    # Per token, the bill is linear in the volume (no growth here): the bursts' share of it.
+    bursts = costs["present_value"]["api"] * mixed["burst_share_pct"] / 100
+    assert mixed["present_value"] == pytest.approx(
+        owning["present_value"]["onprem"] + bursts, rel=1e-3
+    )
+
+
+@pytest.mark.django_db
+def test_a_steady_service_has_no_bursts_to_send(client, rules):
+    costs = _created(client, _service_answers(70, 10_000, 1.0))["result"]["costs"]
+    assert costs["api_hybrid"] is None
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("language", ["en", "zh-hans"])
+def test_the_page_says_what_owning_the_base_would_cost(client, rules, language):
+    created = _created(client, _service_answers(70, 3000, 3.0, latency_critical=False))
+    page = client.get(created["edit_url"], headers={"Accept-Language": language}).content.decode()
+    line = page[page.index('id="api-hybrid"') :][:600]
+    gpus = created["result"]["costs"]["api_hybrid"]["owned_gpus"]
+    words = "for the steady base" if language == "en" else "稳定基线"
+    assert words in line and str(gpus) in line

@@ -478,11 +478,14 @@ def _present_values(
     currency: str,
 ) -> Mapping[str, Any]:
     """The options' present values as the cost section gives them: over the future when
-    demand grows, else by costs.present_values_of (the same numbers, a tenth of the time)."""
+    demand grows, else by costs.present_values_of (the same numbers, a tenth of the time),
+    a fleet smaller than the one `figures` were set for priced as its own servers (as a new
+    assessment of that size is, _figures_used)."""
     if stages.future_of(answers).grows:
         return answers_costs(answers=answers, figures=figures, excluded=excluded, currency=currency)
     cost_in = cost_answers(answers, excluded=frozenset(excluded))
-    return costs.present_values_of(answers=cost_in, figures=figures, currency=currency)
+    own = figures_for_fleet(figures, answers["gpus"])
+    return costs.present_values_of(answers=cost_in, figures=own, currency=currency)
 
 
 def answers_odds(

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from decider.engine import costs, markets, sizing, tokens
+from decider.engine import costs, markets, questionnaire, sizing, tokens
 from decider.engine.future import future_of
 from decider.engine.text import Text
 
@@ -104,6 +105,7 @@ def api_section(
     ]
     total, present = api_at(own)
     return {
+        "api_hybrid": _api_hybrid(answers, cost_at, api_at, volume=own, excluded=excluded),
         "api": {
             **price.document(),
             "tokens_per_day_m": own,
@@ -115,6 +117,47 @@ def api_section(
         "totals": {**computed["totals"], "api": total},
         "present_value": {**computed["present_value"], "api": present},
     }
+
+
+def _api_hybrid(
+    answers: Mapping[str, Any],
+    cost_at: Callable[[Mapping[str, Any]], Mapping[str, Any]],
+    api_at: Callable[[float], tuple[float, float]],
+    *,
+    volume: float,
+    excluded: frozenset[str],
+) -> dict[str, Any] | None:
+    """Own GPUs for the steady base and send the bursts per token: the number owned (the
+    whole GPUs just below and just above the base) that costs least, the share of tokens
+    sent per token, and the present value of both together. None when demand never bursts
+    above a whole GPU owned, or owning is ruled out."""
+    demand = questionnaire.demand_of(answers)
+    if "onprem" in excluded or demand.peak_share == 0 or demand.mean <= 0:
+        return None
+    found = []
+    for owned in sorted({math.floor(demand.base), math.ceil(demand.base)}):
+        if not 1 <= owned < demand.peak:
+            continue
+        served = (1 - demand.peak_share) * min(owned, demand.base) + demand.peak_share * owned
+        burst = 1 - served / demand.mean
+        if burst <= 0:
+            continue
+        own = {
+            key: value for key, value in answers.items() if key not in questionnaire.LEVELS_REPLACE
+        } | {
+            "gpus": owned,
+            "base_gpus": min(owned, demand.base),
+            "peak_share_pct": demand.peak_share * 100,
+        }
+        owning = float(cost_at(own)["present_value"]["onprem"])
+        found.append(
+            {
+                "owned_gpus": owned,
+                "burst_share_pct": round(burst * 100, 2),
+                "present_value": round(owning + api_at(volume * burst)[1], 2),
+            }
+        )
+    return min(found, key=lambda item: item["present_value"]) if found else None
 
 
 def _not_offered(answers: Mapping[str, Any]) -> Text | None:
