@@ -63,7 +63,29 @@ def whole_cases() -> list[tuple[str, dict]]:
         {"base_gpus": b, "peak_gpus": p}
         for b, p in ((12, 16), (30, 40), (80, 100), (200, 256), (200, 256))
     ]
-    return [*cases, ("China lab, renting", lab), ("startup 16 → 256", grows)]
+    return [
+        *cases,
+        ("China lab, renting", lab),
+        ("startup 16 → 256", grows),
+        *served_cases(),
+    ]
+
+
+def served_cases() -> list[tuple[str, dict]]:
+    """Services sized from what they serve, so the per-token option is weighed (issue 36):
+    its price over the horizon, the GPUs at nine other volumes and the break-even, the base
+    owned with the bursts per token."""
+    from decider.engine.sizing import answers_sized
+    from tests.test_tokens import _service_answers
+
+    return [
+        (name, answers_sized(_service_answers(*service, latency_critical=False, **more))[0])
+        for name, service, more in (
+            ("8B, 50 M tokens a day", (8, 50, 2.0), {}),
+            ("70B, 3 B tokens a day, peaky", (70, 3000, 3.0), {}),
+            ("70B, 10 B a day, +30 %/year", (70, 10_000, 1.0), {"growth_pct": 30}),
+        )
+    ]
 
 
 def measure_whole() -> list[tuple[str, float, float]]:
@@ -194,9 +216,24 @@ def section(rows: list[Row], whole: list[tuple[str, float, float]]) -> str:
         f"(worst {max(w for _n, w, _m in whole):.1f} ms, "
         f"{max(w / m for _n, w, m in whole):.1f}× the cost model at most).",
         _goal("whole computation", WHOLE_GOAL_MS, max(w for _n, w, _m in whole)),
+        _served_line(whole),
         "",
     ]
     return "\n".join(lines)
+
+
+def _served_line(whole: list[tuple[str, float, float]]) -> str:
+    """The services sized from what they serve against the other answers, as ratios."""
+    served = {name for name, _answers in served_cases()}
+    mine = [w / m for name, w, m in whole if name in served]
+    others = [w / m for name, w, m in whole if name not in served]
+    return (
+        f"- Services sized from what they serve (issue 36: the per-token option priced at nine "
+        f"volumes and weighed, the base owned with the bursts per token): "
+        f"{min(mine):.1f}–{max(mine):.1f}× the cost model, against "
+        f"{min(others):.1f}–{max(others):.1f}× for the other answers. With growth, each "
+        f"volume is priced over the growing future in full."
+    )
 
 
 def _goal(what: str, goal_ms: float, worst_ms: float) -> str:

@@ -14,8 +14,11 @@ from django.urls import reverse
 from playwright.sync_api import expect
 
 from decider import services
+from decider.engine.sizing import answers_sized
+from decider.models import Assessment
 from tests.factories import make_answers, make_assessment
 from tests.test_advice import RENTING
+from tests.test_tokens import _service_answers
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -27,7 +30,10 @@ CASES = {
     "startup": make_answers("startup"),
     "bank": make_answers("research_lab", residency="all", gpus=256, gpu_model="h100"),
     "hybrid": make_answers("growth"),
+    # 8B at 50 M tokens a day, nothing binding: a hosted model per token (issue 36).
+    "per_token": answers_sized(_service_answers(8, 50, 2.0, latency_critical=False))[0],
 }
+NO_GPUS = {"en": "Run no GPUs", "zh-hans": "不使用 GPU"}
 LANGUAGES = {"en": "en-US", "zh-hans": "zh-CN"}
 FIRMNESS = {
     "en": ("Firm", "Leaning", "Close call"),
@@ -83,6 +89,10 @@ def test_the_first_screen_is_the_decision_and_the_page_is_short(
         for selector in ("#decision-plan", "#first-step"):
             assert not RENTING.search(page.locator(selector).inner_text())
         assert _on_first_screen(page, "#constraint-cost")  # what keeping it all costs
+    if case == "per_token":  # the plan is the provider's model, and nothing is bought
+        assert NO_GPUS[language] in page.locator("#decision-plan").inner_text()
+        provider = Assessment.objects.latest("pk").result["token_price"]["provider"]
+        assert provider in page.locator("#first-step").inner_text()
 
     # The detail is folded: each section's title shows, its content does not.
     folds = page.locator("details.fold")
