@@ -561,6 +561,7 @@ def _api_shown(costs: Mapping[str, Any], currency: str) -> dict[str, Any] | None
         return None
     price = costs.get("api")
     per_million = costs.get("api_cost_per_m_tokens") or {}
+    apart = costs.get("api_cost_per_m_tokens_apart") or {}
     return {
         "sentence": sentence,
         "price": price,
@@ -568,9 +569,14 @@ def _api_shown(costs: Mapping[str, Any], currency: str) -> dict[str, Any] | None
         if price
         else None,
         "per_million": [
-            (_("Per token (hosted model)") if key == "api" else cost_option_label(key), value)
+            {
+                "label": _("Per token (hosted model)") if key == "api" else cost_option_label(key),
+                "value": value,
+                **(apart.get(key) or {}),
+            }
             for key, value in per_million.items()
         ],
+        "apart": bool(apart),
         "chart": chart_api(dict(costs), sentence) if price and costs.get("api_curve") else None,
         "hybrid": per_token.hybrid_sentence(costs, currency),
     }

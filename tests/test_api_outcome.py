@@ -14,6 +14,7 @@ from decider.engine.batch import recommendations_batch
 from decider.engine.outcomes import COST_VERDICTS
 from decider.engine.ruledocs import rulebook_from_document
 from decider.engine.sensitivity import weight_sensitivity
+from decider.engine.sizing import workload_parse
 from decider.models import RuleSet
 from decider.rulesets import ruleset_import
 from tests.factories import FIXTURES, make_answers, shipped_rulebook, varied_answers
@@ -297,3 +298,27 @@ def test_the_page_says_what_owning_the_base_would_cost(client, rules, language):
     gpus = created["result"]["costs"]["api_hybrid"]["owned_gpus"]
     words = "for the steady base" if language == "en" else "稳定基线"
     assert words in line and str(gpus) in line
+
+
+@pytest.mark.django_db
+def test_each_option_s_cost_per_million_input_and_output_tokens_add_up_to_its_total(client, rules):
+    created = _created(client, _service_answers(70, 3000, 3.0, latency_critical=False))
+    costs = created["result"]["costs"]
+    apart = costs["api_cost_per_m_tokens_apart"]
+    _training, service, _errors = workload_parse({"inference": created["answers"]["served"]})
+    input_m, output_m = service.tokens_apart()
+    share = input_m / (input_m + output_m)
+    for key, parts in apart.items():
+        # Each token at its own price, over the mix served: the option's price of a token.
+        mixed = parts["input"] * share + parts["output"] * (1 - share)
+        assert mixed == pytest.approx(costs["api_cost_per_m_tokens"][key], rel=1e-3), key
+    # On GPUs, a prompt token is read far faster than an answer token is written.
+    for key in ("onprem", "cloud_on_demand", "hybrid"):
+        assert apart[key]["input"] < apart[key]["output"] / 2
+    # Per token, the two parts keep the price list's ratio.
+    price = costs["api"]
+    assert apart["api"]["input"] / apart["api"]["output"] == pytest.approx(
+        price["price_in_per_m"] / price["price_out_per_m"], rel=1e-2
+    )
+    page = client.get(created["edit_url"]).content.decode()
+    assert 'id="api-apart"' in page and ">Input</th>" in page

@@ -114,6 +114,9 @@ def api_section(
         "api_break_even_tokens_per_day_m": _break_even(curve, api_at, gpu_at),
         "api_curve": curve,
         "api_cost_per_m_tokens": _per_million(computed, {**computed["totals"], "api": total}, own),
+        "api_cost_per_m_tokens_apart": _per_million_apart(
+            answers, computed, price, total, (input_m, output_m)
+        ),
         "totals": {**computed["totals"], "api": total},
         "present_value": {**computed["present_value"], "api": present},
     }
@@ -248,6 +251,52 @@ def _break_even(
     volumes = [point["tokens_per_day_m"] for point in curve]
     found = tokens.break_even(lambda v: api_at(v)[1], gpu_at, volumes=volumes, steps=BISECTIONS)
     return None if found is None else float(f"{found:.3g}")
+
+
+def _prefill_share(answers: Mapping[str, Any], tokens_m: tuple[float, float]) -> float | None:
+    """The share of the GPUs' serving time that reads prompts (prefill) rather than writes
+    answers (decode), as the sizing rates them: the published table's rates, the decoding
+    slowed by a latency target; None when the sizing went by the FLOPs, which do not part
+    them."""
+    _training, inference, _errors = sizing.workload_parse({"inference": answers["served"]})
+    assert inference is not None  # checked with the answers
+    sized = sizing.size(gpu_model=answers.get("gpu_model") or "h100", inference=inference)
+    table = sized.throughput
+    if not table or not table.get("input_tokens_per_gpu_second"):
+        return None
+    lines = {line["key"]: line["value"] for line in sized.lines}
+    keeps = lines.get("infer_latency_share") or 1.0
+    reading = tokens_m[0] / table["input_tokens_per_gpu_second"]
+    writing = tokens_m[1] / (table["output_tokens_per_gpu_second"] * keeps)
+    return reading / (reading + writing) if reading + writing > 0 else None
+
+
+def _per_million_apart(
+    answers: Mapping[str, Any],
+    computed: Mapping[str, Any],
+    price: tokens.TokenPrice,
+    api_total: float,
+    tokens_m: tuple[float, float],
+) -> dict[str, dict[str, float]] | None:
+    """Each option's cost per million input tokens and per million output tokens: a GPU
+    option's total parted by the serving time each takes (_prefill_share), per token's by
+    its two prices; None when the sizing does not part them."""
+    share = _prefill_share(answers, tokens_m)
+    days = computed["horizon_months"] * 365 / 12
+    input_m, output_m = (volume * days for volume in tokens_m)
+    if share is None or input_m <= 0 or output_m <= 0:
+        return None
+    billed_in = price.price_in_per_m * tokens_m[0]
+    api_share = billed_in / (billed_in + price.price_out_per_m * tokens_m[1])
+    parts = {key: (value, share) for key, value in computed["totals"].items()}
+    parts["api"] = (api_total, api_share)
+    return {
+        key: {
+            "input": round(total * part / input_m, 4),
+            "output": round(total * (1 - part) / output_m, 4),
+        }
+        for key, (total, part) in parts.items()
+    }
 
 
 def _per_million(
