@@ -21,6 +21,7 @@ from decider.engine.figures import FIGURES
 from decider.engine.markets import CURRENCY, symbol_of
 from decider.engine.outcomes import cost_option_label
 from decider.engine.text import is_chinese
+from decider.formats import tokens_text
 
 # Okabe-Ito, darkened where it was lighter than 3:1 on white (its orange and sky
 # blue are 2.3:1), so every line and bar reads on screen and on paper. Colour is
@@ -526,17 +527,23 @@ def _owned_from_start_sentence(plan: dict) -> str:
     }
     if extra <= 0:
         return (
-            _(
+            ngettext(
+                "Own %(gpus)s GPU from month %(month)s, as the recommendation does: it costs "
+                "%(amount)s less than renting throughout (present value).",
                 "Own %(gpus)s GPUs from month %(month)s, as the recommendation does: it costs "
-                "%(amount)s less than renting throughout (present value)."
+                "%(amount)s less than renting throughout (present value).",
+                values["gpus"],
             )
             % values
         )
     # How much more: the summary's extra cost says it, from the cost section's figures.
     return (
-        _(
+        ngettext(
+            "Own %(gpus)s GPU from month %(month)s, as the recommendation does: renting "
+            "throughout would cost less, and the answers carry the difference.",
             "Own %(gpus)s GPUs from month %(month)s, as the recommendation does: renting "
-            "throughout would cost less, and the answers carry the difference."
+            "throughout would cost less, and the answers carry the difference.",
+            values["gpus"],
         )
         % values
     )
@@ -1087,7 +1094,10 @@ def chart_api(costs: dict, sentence: str) -> Chart:
     ]
     own = costs["api"]["tokens_per_day_m"]
     shape, annotation = _vline(
-        own, _("You: %(volume)s M/day") % {"volume": f"{own:,.3g}"}, inside=True, span=(0, 1)
+        own,
+        _("You: %(volume)s tokens a day") % {"volume": tokens_text(own)},
+        inside=True,
+        span=(0, 1),
     )
     annotation["x"] = math.log10(own)  # Plotly places annotations on a log axis by log10
     values = [v for p in curve for v in (p["api"], p["gpus"]) if v]

@@ -10,9 +10,11 @@ from typing import Any
 
 from django.utils import formats
 from django.utils.translation import get_language
+from django.utils.translation import gettext as _
 
 from decider import numbers
 from decider.engine.markets import symbol_of
+from decider.engine.text import is_chinese
 
 
 def money(value: Any, currency: str = "USD") -> str:
@@ -41,3 +43,16 @@ def month_text(value: Any) -> str:
     except ValueError:
         return str(value)
     return formats.date_format(day, "YEAR_MONTH_FORMAT")
+
+
+def tokens_text(millions: float) -> str:
+    """A volume of tokens as a reader says it: "1.4 billion", "50 million"; 14 亿, 5,000 万."""
+
+    def three(number: float) -> str:  # three significant digits, never an exponent
+        return f"{float(f'{number:.3g}'):,g}"
+
+    if is_chinese(get_language() or "en"):
+        return f"{three(millions / 100)} 亿" if millions >= 100 else f"{three(millions * 100)} 万"
+    if millions >= 1000:
+        return _("%(n)s billion") % {"n": three(millions / 1000)}
+    return _("%(n)s million") % {"n": three(millions)}

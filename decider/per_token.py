@@ -12,8 +12,8 @@ from django.utils.translation import get_language, ngettext
 from django.utils.translation import gettext as _
 
 from decider.engine import tokens
-from decider.formats import money, small_price
-from decider.summary import NextStep, tokens_text
+from decider.formats import money, small_price, tokens_text
+from decider.summary import NextStep
 
 
 def plan_sentence(costs: Mapping[str, Any], currency: str) -> str:

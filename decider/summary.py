@@ -21,7 +21,7 @@ from decider.engine.figures import FIGURES
 from decider.engine.outcomes import COST_OPTIONS, cost_option_label, outcome_name
 from decider.engine.questionnaire import GPU_MODELS
 from decider.engine.text import Text, is_chinese
-from decider.formats import money
+from decider.formats import money, tokens_text
 
 # Breakdown lines paid before the first job runs: the capital to ask for.
 UPFRONT_LINES = ("servers", "network", "storage", "spares", "setup")
@@ -1116,19 +1116,6 @@ def when(day: datetime.date) -> str:
 
 def _language() -> str:
     return get_language() or "en"
-
-
-def tokens_text(millions: float) -> str:
-    """A volume of tokens as a reader says it: "1.4 billion", "50 million"; 14 亿, 5,000 万."""
-
-    def three(number: float) -> str:  # three significant digits, never an exponent
-        return f"{float(f'{number:.3g}'):,g}"
-
-    if is_chinese(_language()):
-        return f"{three(millions / 100)} 亿" if millions >= 100 else f"{three(millions * 100)} 万"
-    if millions >= 1000:
-        return _("%(n)s billion") % {"n": three(millions / 1000)}
-    return _("%(n)s million") % {"n": three(millions)}
 
 
 def api_sentence(costs: Mapping[str, Any], currency: str) -> str | None:
