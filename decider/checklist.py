@@ -136,15 +136,23 @@ BUILD_WAIT_BY_RESIDENCY = {
 
 
 def checklist_for(
-    recommendation: str | None, answers: Mapping[str, Any], migration: Mapping[str, Any] | None
+    recommendation: str | None,
+    answers: Mapping[str, Any],
+    migration: Mapping[str, Any] | None,
+    *,
+    bursts_per_token: bool = False,
 ) -> list[Item]:
+    """The items that fit the recommendation; `bursts_per_token`: a hybrid that owns the
+    base and sends the bursts per token (the owning items and the per-token ones, none of
+    renting GPUs)."""
     residency = answers.get("residency", "none")
+    mixed = bursts_per_token and recommendation == "hybrid"
     fitting = [
         Item(_(title), _(BUILD_WAIT_BY_RESIDENCY.get(residency, detail)))
         if detail == BUILD_WAIT
         else Item(_(title), _(detail))
         for fits, title, detail in ITEMS
-        if recommendation in fits
+        if (fits in (OWNING, PER_TOKEN, OUTCOMES) if mixed else recommendation in fits)
     ]
     if recommendation in PER_TOKEN:  # no data to move: prompts are sent as they come
         return fitting

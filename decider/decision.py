@@ -46,14 +46,14 @@ def summary_json(
         )
         recommendation = result.recommendation
         steps = next_steps(
-            recommendation,
+            result,
             costs=costs,
             start=start,
             first_owned=first_owned(plan) if verdict.result_basis(result, plan, costs) else None,
             residency=answers.get("residency", "none"),
         )
         migration = {**costs["migration"], "currency": costs["currency"]}
-        sentence = plan_line(recommendation, costs, plan, costs["currency"])["sentence"]
+        sentence = plan_line(result, costs, plan, costs["currency"])["sentence"]
         return {
             "headline": f"{outcome_name(recommendation)}: {sentence}"
             if recommendation
@@ -62,7 +62,12 @@ def summary_json(
             "next_steps": [{"due": step.by.isoformat(), "text": step.text} for step in steps],
             "checklist": [
                 {"title": item.title, "text": item.detail}
-                for item in checklist_for(recommendation, answers, migration)
+                for item in checklist_for(
+                    recommendation,
+                    answers,
+                    migration,
+                    bursts_per_token=bursts_per_token(result, costs),
+                )
             ],
         }
 
@@ -89,15 +94,31 @@ def firmness_shown(
     return {"key": key, "word": _(summary.FIRMNESS_WORDS[key]), "reason": reason}
 
 
+def bursts_per_token(result: scoring.Result, costs: Mapping[str, Any]) -> bool:
+    """Whether the recommendation is the hybrid that sends its bursts per token: the answers
+    serve a sized model, and that hybrid is the one weighed (verdict.py)."""
+    return (
+        result.recommendation == "hybrid"
+        and API in result.scores
+        and verdict.hybrid_per_token(costs) is not None
+    )
+
+
 def plan_line(
-    recommendation: str | None, costs: Mapping[str, Any], plan: Mapping[str, Any], currency: str
+    result: scoring.Result, costs: Mapping[str, Any], plan: Mapping[str, Any], currency: str
 ) -> dict[str, Any]:
     """The plan in one sentence and its present value, as the first screen gives them: the
-    per-token plan when that is the recommendation, else the plan in stages."""
-    if recommendation == API and costs.get("api"):
+    per-token plan when that is the recommendation, the base owned with the bursts per token
+    when that is the hybrid recommended, else the plan in stages."""
+    if result.recommendation == API and costs.get("api"):
         return {
             "sentence": per_token.plan_sentence(costs, currency),
             "present_value": costs["present_value"][API],
+        }
+    if bursts_per_token(result, costs):
+        return {
+            "sentence": per_token.hybrid_plan_sentence(costs),
+            "present_value": costs["api_hybrid"]["present_value"],
         }
     return {
         "sentence": plan_sentence(dict(plan)),
@@ -106,16 +127,20 @@ def plan_line(
 
 
 def next_steps(
-    recommendation: str | None,
+    result: scoring.Result,
     *,
     costs: Mapping[str, Any],
     start: Any,
     first_owned: int | None,
     residency: str,
 ) -> list[summary.NextStep]:
-    """The next steps with their dates: the per-token ones, or those of the GPUs."""
+    """The next steps with their dates: the per-token ones, those of the base owned with the
+    bursts per token, or those of the GPUs."""
+    recommendation = result.recommendation
     if recommendation == API and costs.get("api"):
         return per_token.next_steps(costs, start)
+    if bursts_per_token(result, costs):
+        return per_token.hybrid_steps(costs, start)
     return summary.next_steps(
         recommendation=recommendation,
         costs=costs,

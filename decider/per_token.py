@@ -13,7 +13,7 @@ from django.utils.translation import gettext as _
 
 from decider.engine import tokens
 from decider.formats import money, small_price, tokens_text
-from decider.summary import NextStep
+from decider.summary import NextStep, hardware_steps
 
 
 def plan_sentence(costs: Mapping[str, Any], currency: str) -> str:
@@ -96,3 +96,32 @@ def hybrid_sentence(costs: Mapping[str, Any], currency: str) -> str | None:
         "mixed": money(found["present_value"], currency),
         "api": money(costs["present_value"]["api"], currency),
     }
+
+
+def hybrid_plan_sentence(costs: Mapping[str, Any]) -> str:
+    """The plan that owns the steady base and sends the bursts per token, in one sentence."""
+    found, price = costs["api_hybrid"], costs["api"]
+    return ngettext(
+        "Own %(gpus)s GPU for the steady base and send the bursts (%(share)s %% of the "
+        "tokens) to %(model)s at %(provider)s, at %(price_in)s per million input tokens and "
+        "%(price_out)s per million output tokens.",
+        "Own %(gpus)s GPUs for the steady base and send the bursts (%(share)s %% of the "
+        "tokens) to %(model)s at %(provider)s, at %(price_in)s per million input tokens and "
+        "%(price_out)s per million output tokens.",
+        found["owned_gpus"],
+    ) % {
+        "gpus": found["owned_gpus"],
+        "share": f"{found['burst_share_pct']:.0f}",
+        "model": price["model"],
+        "provider": price["provider"],
+        "price_in": small_price(price["price_in_per_m"], price["currency"]),
+        "price_out": small_price(price["price_out_per_m"], price["currency"]),
+    }
+
+
+def hybrid_steps(costs: Mapping[str, Any], start: datetime.date) -> list[NextStep]:
+    """The steps of owning the base (quotes for its servers, power) and of the bursts sent
+    per token, by date."""
+    owned = int(costs["api_hybrid"]["owned_gpus"])
+    steps = [*hardware_steps(costs, start, owned=owned), *next_steps(costs, start)]
+    return sorted(steps, key=lambda step: step.by)

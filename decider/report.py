@@ -178,8 +178,8 @@ def _scored_context(assessment: Assessment, *, currency: str) -> dict[str, Any]:
             summary.odds_summary(odds), basis, (plan.get("odds") or {}).get("draws", 0)
         ),
         "plan": _plan_shown(plan, currency),
-        "decision_plan": decision.plan_line(recommendation, costs, plan, currency),
-        "checklist": checklist_for(recommendation, assessment.answers, migration),
+        "decision_plan": decision.plan_line(result, costs, plan, currency),
+        "checklist": _checklist(assessment, result, costs, migration),
         "answers_table": answers_table(assessment.answers),
         "totals": totals,
         "yearly_rows": _yearly_rows(costs),
@@ -200,6 +200,21 @@ def _scored_context(assessment: Assessment, *, currency: str) -> dict[str, Any]:
         "assumption_rows": _figure_rows(costs, overrides=assessment.answers.get("costs", {})),
         "api": _api_shown(costs, currency),
     }
+
+
+def _checklist(
+    assessment: Assessment,
+    result: scoring.Result,
+    costs: Mapping[str, Any],
+    migration: Mapping[str, Any],
+) -> list[Any]:
+    """The migration checklist that fits the recommendation, in the form it takes."""
+    return checklist_for(
+        result.recommendation,
+        assessment.answers,
+        migration,
+        bursts_per_token=decision.bursts_per_token(result, costs),
+    )
 
 
 def _plan_shown(plan: dict[str, Any], currency: str) -> dict[str, Any]:
@@ -256,7 +271,7 @@ def _summary_shown(
             language=language,
         ),
         "next_steps": decision.next_steps(
-            recommendation,
+            result,
             costs=costs,
             start=scored,
             first_owned=decision.first_owned(plan) if basis else None,

@@ -961,7 +961,7 @@ def next_steps(
         owned = first_owned
     steps = [
         *_hiring_steps(recommendation, costs, start, owned=owned),
-        *_hardware_steps(costs, start, owned=owned),
+        *hardware_steps(costs, start, owned=owned),
         *_renting_steps(recommendation, costs, start, plan_read=first_owned is not None),
         *_buying_pilot_steps(recommendation, costs, start, residency=residency),
         NextStep(
@@ -998,7 +998,7 @@ def _hiring_steps(
     return [NextStep(text, _weeks_after(start, 2))]
 
 
-def _hardware_steps(
+def hardware_steps(
     costs: Mapping[str, Any], start: datetime.date, *, owned: int | None
 ) -> list[NextStep]:
     """Quotes for the servers to own, and the power and cooling to run them."""

@@ -322,3 +322,27 @@ def test_each_option_s_cost_per_million_input_and_output_tokens_add_up_to_its_to
     )
     page = client.get(created["edit_url"]).content.decode()
     assert 'id="api-apart"' in page and ">Input</th>" in page
+
+
+@pytest.mark.django_db
+def test_with_part_of_the_data_bound_the_hybrid_sends_only_bursts_that_may_leave(client, rules):
+    created = _created(
+        client, _service_answers(70, 3000, 3.0, latency_critical=False, residency="partial")
+    )
+    result = created["result"]
+    assert "Part of the data must stay" in result["excluded"]["api"]
+    mixed = result["costs"]["api_hybrid"]
+    assert 0 < mixed["burst_share_pct"] <= 50  # the share of the work whose data may leave
+    assert mixed["present_value"] < result["costs"]["present_value"]["hybrid"]
+    assert result["recommendation"] == "hybrid"
+    summary = result["summary"]
+    provider = result["costs"]["api"]["provider"]
+    assert f"Own {mixed['owned_gpus']} GPUs for the steady base" in summary["headline"]
+    assert provider in summary["headline"]
+    steps = " ".join(step["text"] for step in summary["next_steps"])
+    assert "Get quotes" in steps and provider in steps
+    titles = [item["title"] for item in summary["checklist"]]
+    assert "Plan the build and its lead time" in titles
+    assert "Clear the provider's data terms" in titles
+    assert "Adapt job scheduling" not in titles  # no GPUs rented
+    assert summary["extra_cost"] is None  # the cheapest the constraints allow

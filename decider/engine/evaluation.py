@@ -124,13 +124,12 @@ def answers_evaluate(
     api = _api_weighed(shown, excluded)
     # With growth, the verdict reads the plan over that future (engine/verdict.py).
     basis = _plan_basis(answers, used, excluded, currency=currency, seed=odds_seed)
-    if basis is not None and api:
-        basis = verdict.basis_with(basis, api)
-    lead = _verdict_answers(derived, computed, api=api, basis=basis, excluded=excluded)
+    if basis is not None and (extra := _api_hybrid_weighed(shown, api, excluded, basis)):
+        basis = verdict.basis_with(basis, extra)
+    lead = _verdict_answers(derived, shown, api=api, basis=basis, excluded=excluded)
     if basis is not None:
         _decisive(derived, {**answers, **derived}, rulebook, basis, basis["order"])
-    # A hybrid that is a pure option on today's demand may be a real one as demand grows.
-    reduces = basis is None and "hybrid" not in excluded and computed["hybrid_reduces_to"]
+    reduces = basis is None and _reduces(shown, api, excluded)
     found = None
     gap = computed["verdict_gap_pct"] if lead is None else lead["gap_pct"]
     if _odds_wanted(rulebook, gap, planned=basis is not None):
@@ -142,7 +141,8 @@ def answers_evaluate(
     if basis is None:
         # Kept whether or not it is decisive, so that a draft with other bands can be
         # previewed on it (a lead whose odds were not drawn has no probability).
-        allowed = [o for o in computed["options_compared"] if o not in excluded] + [*api]
+        allowed = [o for o in computed["options_compared"] if o not in excluded]
+        allowed += [o for o in _api_hybrid_weighed(shown, api, excluded) if o not in allowed]
         _decisive(
             derived, {**answers, **derived}, rulebook, _cost_lead(computed, found, lead), allowed
         )
@@ -328,7 +328,7 @@ def _verdict_answers(
         derived["cost_verdict"] = verdict.basis_verdict(basis)
         derived[scoring.COST_ORDER] = basis["order"]
         return None
-    if api:
+    if _api_hybrid_weighed(computed, api, excluded):
         lead = _api_lead(computed, api, excluded)
         if lead["verdict"]:
             derived["cost_verdict"] = lead["verdict"]
@@ -371,10 +371,43 @@ def _api_weighed(shown: Mapping[str, Any], excluded: Mapping[str, Text]) -> dict
 def _api_lead(
     computed: Mapping[str, Any], api: Mapping[str, float], excluded: Mapping[str, Text]
 ) -> dict[str, Any]:
-    """The allowed outcomes and the per-token one ranked on today's demand (verdict.ranked)."""
+    """The allowed outcomes and the per-token one ranked on today's demand (verdict.ranked),
+    the hybrid at its cheaper form (the bursts rented, or sent per token)."""
     amounts = costs.outcome_amounts(computed["present_value"], computed["hybrid_reduces_to"])
     allowed = [o for o in computed["options_compared"] if o not in excluded]
-    return verdict.ranked({**{o: float(amounts[o]) for o in allowed}, **api})
+    present = {o: float(amounts[o]) for o in allowed}
+    return verdict.ranked({**present, **_api_hybrid_weighed(computed, api, excluded, present)})
+
+
+def _reduces(
+    shown: Mapping[str, Any], api: Mapping[str, float], excluded: Mapping[str, Text]
+) -> bool:
+    """Whether the hybrid is a pure option on today's demand, to be left out (it may be a
+    real one as demand grows: the caller asks only without growth): its cheapest mix of
+    rented bursts owns nothing or everything, and its bursts are not sent per token."""
+    return (
+        "hybrid" not in excluded
+        and shown["hybrid_reduces_to"] is not None
+        and "hybrid" not in _api_hybrid_weighed(shown, api, excluded)
+    )
+
+
+def _api_hybrid_weighed(
+    shown: Mapping[str, Any],
+    api: Mapping[str, float],
+    excluded: Mapping[str, Text],
+    basis: Mapping[str, Any] | None = None,
+) -> dict[str, float]:
+    """`api` (the per-token outcome, when weighed), and the hybrid whose bursts go per token
+    when it is the hybrid to weigh (verdict.hybrid_per_token: priced, its bursts within the
+    data that may leave) and the rules allow a hybrid: at the cheaper of it and the hybrid
+    in `basis` (the plans' or the section's present values)."""
+    mixed = verdict.hybrid_per_token(shown) if shown.get("api") else None
+    if mixed is None or "hybrid" in excluded:
+        return dict(api)
+    present = (basis or {}).get("present_value", basis or {})
+    other = present.get("hybrid")
+    return {**api, "hybrid": mixed if other is None else min(float(other), mixed)}
 
 
 def _api_excludes(shown: Mapping[str, Any], excluded: Mapping[str, Text]) -> dict[str, Any]:

@@ -131,19 +131,31 @@ def _api_hybrid(
     excluded: frozenset[str],
 ) -> dict[str, Any] | None:
     """Own GPUs for the steady base and send the bursts per token: the number owned (the
-    whole GPUs just below and just above the base) that costs least, the share of tokens
-    sent per token, and the present value of both together. None when demand never bursts
-    above a whole GPU owned, or owning is ruled out."""
+    whole GPUs just below and just above the base, or the fewest whose bursts carry only the
+    data that may leave) that costs least, the share of tokens sent per token, and the
+    present value of both together. None when demand never bursts above a whole GPU owned,
+    owning is ruled out, or no such split keeps the data that must stay."""
     demand = questionnaire.demand_of(answers)
     if "onprem" in excluded or demand.peak_share == 0 or demand.mean <= 0:
         return None
-    found = []
-    for owned in sorted({math.floor(demand.base), math.ceil(demand.base)}):
-        if not 1 <= owned < demand.peak:
-            continue
+    may_leave = questionnaire.cloud_share_pct(answers) / 100  # what the bursts may carry
+
+    def bursting(owned: int) -> float:
         served = (1 - demand.peak_share) * min(owned, demand.base) + demand.peak_share * owned
-        burst = 1 - served / demand.mean
-        if burst <= 0:
+        return 1 - served / demand.mean
+
+    # Around the base, and the fewest owned whose bursts carry only data that may leave.
+    counts = {math.floor(demand.base), math.ceil(demand.base)}
+    counts.add(
+        next(
+            (n for n in range(math.ceil(demand.base), demand.peak) if bursting(n) <= may_leave),
+            0,
+        )
+    )
+    found = []
+    for owned in sorted(counts):
+        burst = bursting(owned)
+        if not 1 <= owned < demand.peak or not 0 < burst <= may_leave + 1e-9:
             continue
         own = {
             key: value for key, value in answers.items() if key not in questionnaire.LEVELS_REPLACE
@@ -152,12 +164,12 @@ def _api_hybrid(
             "base_gpus": min(owned, demand.base),
             "peak_share_pct": demand.peak_share * 100,
         }
-        owning = float(cost_at(own)["present_value"]["onprem"])
+        base_cost = float(cost_at(own)["present_value"]["onprem"])
         found.append(
             {
                 "owned_gpus": owned,
                 "burst_share_pct": round(burst * 100, 2),
-                "present_value": round(owning + api_at(volume * burst)[1], 2),
+                "present_value": round(base_cost + api_at(volume * burst)[1], 2),
             }
         )
     return min(found, key=lambda item: item["present_value"]) if found else None

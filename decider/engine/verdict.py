@@ -168,20 +168,43 @@ def basis_with(basis: Mapping[str, Any], extra: Mapping[str, float]) -> dict[str
     }
 
 
+def hybrid_per_token(costs: Mapping[str, Any]) -> float | None:
+    """The present value of the hybrid that owns the steady base and sends the bursts per
+    token (`costs.api_hybrid`), when it is the hybrid to weigh: cheaper than the one that
+    bursts to rented GPUs, or the only real one (that hybrid owning nothing or all). None
+    otherwise, or when the per-token option is not priced."""
+    found = costs.get("api_hybrid")
+    if not found:
+        return None
+    mixed = float(found["present_value"])
+    if costs.get("hybrid_reduces_to") is not None:
+        return mixed
+    return mixed if mixed < float(costs["present_value"]["hybrid"]) else None
+
+
 def shown_amounts(
     result: scoring.Result, costs: Mapping[str, Any]
 ) -> tuple[list[str], dict[str, float]]:
-    """The compared outcomes cheapest first and their present values, the per-token one
-    among them when the result weighs it and it is priced."""
+    """The compared outcomes cheapest first and their present values, with the per-token one
+    when the result weighs it and it is priced, and the hybrid at its cheaper form (the
+    bursts rented, or sent per token)."""
     present = dict(
         cost_model.outcome_amounts(costs["present_value"], costs.get("hybrid_reduces_to"))
     )
     order = cost_model.cost_order(costs)
-    api = costs["present_value"].get(API)
-    if api is None or API not in result.scores or API in result.excluded:
+    if API not in result.scores:  # not weighed: the GPUs alone
         return order, present
-    present[API] = float(api)
-    return ranked({key: present[key] for key in [*order, API]})["order"], present
+    compared = list(order)
+    api = costs["present_value"].get(API)
+    if api is not None and API not in result.excluded:
+        present[API] = float(api)
+        compared.append(API)
+    if (mixed := hybrid_per_token(costs)) is not None and "hybrid" not in result.excluded:
+        present["hybrid"] = mixed if "hybrid" not in order else min(present["hybrid"], mixed)
+        compared = list(dict.fromkeys([*compared, "hybrid"]))
+    if compared == order:
+        return order, present
+    return ranked({key: present[key] for key in compared})["order"], present
 
 
 def result_basis(
