@@ -124,8 +124,8 @@ def answers_evaluate(
     api = _api_weighed(shown, excluded)
     # With growth, the verdict reads the plan over that future (engine/verdict.py).
     basis = _plan_basis(answers, used, excluded, currency=currency, seed=odds_seed)
-    if basis is not None and (extra := _api_hybrid_weighed(shown, api, excluded, basis)):
-        basis = verdict.basis_with(basis, extra)
+    if basis is not None:
+        basis = verdict.basis_with(basis, _api_hybrid_weighed(shown, api, excluded, basis))
     lead = _verdict_answers(derived, shown, api=api, basis=basis, excluded=excluded)
     if basis is not None:
         _decisive(derived, {**answers, **derived}, rulebook, basis, basis["order"])
@@ -376,7 +376,8 @@ def _api_lead(
     amounts = costs.outcome_amounts(computed["present_value"], computed["hybrid_reduces_to"])
     allowed = [o for o in computed["options_compared"] if o not in excluded]
     present = {o: float(amounts[o]) for o in allowed}
-    return verdict.ranked({**present, **_api_hybrid_weighed(computed, api, excluded, present)})
+    extra = _api_hybrid_weighed(computed, api, excluded, {"present_value": present})
+    return verdict.ranked({**present, **extra})
 
 
 def _reduces(
@@ -401,12 +402,11 @@ def _api_hybrid_weighed(
     """`api` (the per-token outcome, when weighed), and the hybrid whose bursts go per token
     when it is the hybrid to weigh (verdict.hybrid_per_token: priced, its bursts within the
     data that may leave) and the rules allow a hybrid: at the cheaper of it and the hybrid
-    in `basis` (the plans' or the section's present values)."""
+    in `basis` (the plans' present values; the caller's ranking without growth)."""
     mixed = verdict.hybrid_per_token(shown) if shown.get("api") else None
     if mixed is None or "hybrid" in excluded:
         return dict(api)
-    present = (basis or {}).get("present_value", basis or {})
-    other = present.get("hybrid")
+    other = (basis or {}).get("present_value", {}).get("hybrid")
     return {**api, "hybrid": mixed if other is None else min(float(other), mixed)}
 
 

@@ -153,7 +153,9 @@ def _tie_place(outcome: str) -> int:
 def basis_with(basis: Mapping[str, Any], extra: Mapping[str, float]) -> dict[str, Any]:
     """The plans' basis with outcomes priced beside the plan (the per-token one, over the same
     future): ranked again; the plan's draws say nothing of those, so when one of them is
-    cheapest the share of draws is unknown (None)."""
+    cheapest the share of draws is unknown (None). Nothing beside it: the basis as it is."""
+    if not extra:
+        return dict(basis)
     present = {**basis["present_value"], **extra}
     found = ranked(present)
     cheapest = found["order"][0]
