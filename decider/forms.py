@@ -134,6 +134,13 @@ def _gpu_model_choices(
     return tuple(choices)
 
 
+def question_message(question: questionnaire.Question) -> str:
+    """The one message a question's field gives, naming it: what to choose or enter."""
+    if question.kind in ("choice", "bool"):
+        return _choice_message_now(question)
+    return _number_message_now(question)
+
+
 def _choice_message_now(question: questionnaire.Question) -> str:
     if question.kind == "bool":
         return gettext("%(label)s: choose Yes or No.") % _named(question)
@@ -193,7 +200,7 @@ class StepForm(forms.Form):
         """The checks between answers: this step's, with the others as saved."""
         cleaned = super().clean() or {}
         mine = {key: cleaned[key] for key in self.step.keys if key in cleaned}
-        merged = {k: v for k, v in {**self.saved, **mine}.items() if v is not None}
+        merged = questionnaire.without_blanks({**self.saved, **mine})
         for key in self.step.keys:
             if key in self.errors or key in merged or not questionnaire.is_required(key, merged):
                 continue
@@ -230,8 +237,13 @@ class StepForm(forms.Form):
             del self.errors[name]
 
     def answers(self) -> dict[str, Any]:
-        """The valid answers of this step (all of them once is_valid()); None: cleared."""
-        return {key: value for key, value in self.cleaned_data.items() if key in self.step.keys}
+        """The valid answers of this step (all of them once is_valid()); None: cleared, as is
+        a question left blank (a choice field gives "" for it)."""
+        return {
+            key: None if questionnaire.is_blank(value) else value
+            for key, value in self.cleaned_data.items()
+            if key in self.step.keys
+        }
 
     def question_rows(self) -> list[tuple[forms.BoundField, str]]:
         """The questionnaire's fields with their units, for the template (forms are per request)."""

@@ -507,6 +507,8 @@ def assessment_step_save(
         for optional in ("costs", "uncertainty"):  # empty: all back at their defaults
             if not answers.get(optional):
                 answers.pop(optional, None)
+        # A question left blank is absent; workloads the demand no longer pools are set aside.
+        answers = questionnaire.answers_settled(answers)
         if answers == assessment.answers:
             return conflicts
         written = Assessment.objects.filter(pk=assessment.pk, revision=assessment.revision).update(

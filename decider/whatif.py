@@ -17,7 +17,7 @@ from decider import services
 from decider.engine import questionnaire
 from decider.engine.figures import FIGURES, Figure
 from decider.engine.markets import currency_rate, market_of
-from decider.forms import NumberField, number_message, question_field
+from decider.forms import NumberField, number_message, question_field, question_message
 
 PRICE = "gpu_hour_on_demand"
 # The demand as the assessment gives it: one average, or a steady base and bursts.
@@ -78,6 +78,7 @@ class WhatIfForm(forms.Form):
         self.units = {key: questionnaire.QUESTIONS[key].unit for key in self.keys}
         self.units[PRICE] = spec.unit_in(self.shown_in).get(language)
         self.trial: dict[str, Any] = dict(answers)
+        self.workloads_set_aside = 0  # the saved workloads a demand tried leaves out
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean() or {}
@@ -95,6 +96,11 @@ class WhatIfForm(forms.Form):
             if price == self.default_price:
                 del overrides[PRICE]  # back to the figure itself
         trial["costs"] = overrides
+        # As saved answers are read everywhere: a blank is no answer, and workloads whose
+        # pooled demand is no longer the one tried are set aside (the notice says so).
+        trial = questionnaire.answers_settled(trial)
+        if self.saved.get("workloads") and "workloads" not in trial:
+            self.workloads_set_aside = len(self.saved["workloads"])
         for key, problem in questionnaire.answers_problems(trial, name=self._label).items():
             if key in self.fields:
                 self.add_error(key, f"{self._label(key)}: {problem}")
@@ -103,10 +109,21 @@ class WhatIfForm(forms.Form):
         answers, problems = questionnaire.answers_validate(
             trial, providers=services.provider_keys(trial)
         )
-        for problem in problems.values():  # each field passed its own check: rare
-            self.add_error(None, problem)
+        for key, problem in problems.items():  # each field passed its own check: rare
+            self.add_error(None, self._saved_problem(key, problem))
         self.trial = answers
         return cleaned
+
+    def _saved_problem(self, key: str, problem: str) -> str:
+        """A problem of a saved answer this form does not ask, naming its question in the
+        page's language ("Where the compute will run: choose one of the answers.")."""
+        if key in questionnaire.QUESTIONS:
+            return question_message(questionnaire.QUESTIONS[key])
+        name, _dot, figure = key.partition(".")
+        if name == "costs" and figure in FIGURES:
+            label = FIGURES[figure].label.get(get_language() or "en")
+            return f"{label}: {problem}"
+        return gettext("A saved answer (%(key)s): %(problem)s") % {"key": key, "problem": problem}
 
     def _shown(self, price: float) -> float:
         """A price of the price set as the field shows it, in the page's currency."""

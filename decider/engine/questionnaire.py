@@ -664,6 +664,40 @@ LEVELS_REPLACE: tuple[str, ...] = ("utilization_pct", "demand_shape")
 UTILIZATION_TOLERANCE_PCT = 1.0
 
 
+def is_blank(value: Any) -> bool:
+    """An answer that says nothing: a question a form left blank ("") or JSON's null."""
+    return value is None or value == ""
+
+
+def without_blanks(answers: Mapping[str, Any]) -> dict[str, Any]:
+    """The answers with every question left blank taken out: "not answered" has one
+    meaning, an absent key, whichever path wrote it."""
+    return {
+        key: value for key, value in answers.items() if not (key in QUESTIONS and is_blank(value))
+    }
+
+
+def workloads_hold(answers: Mapping[str, Any]) -> bool:
+    """Whether the answers' demand is their workloads' pooled one (True without workloads,
+    or while the pool has not yet given the demand)."""
+    from decider.engine import workloads as pool
+
+    if not answers.get("workloads") or "gpus" not in answers:
+        return True
+    return pool.hold(answers, pool.workloads_of(answers["workloads"], demand_of))
+
+
+def answers_settled(answers: Mapping[str, Any]) -> dict[str, Any]:
+    """Answers as every path stores them and every reader takes them: a question left blank
+    is absent, and workloads whose pooled demand the answers no longer give are set aside
+    (the demand was changed since on its step, by sizing or in a what-if: they describe
+    another one, and would be accepted and ignored)."""
+    settled = without_blanks(answers)
+    if not workloads_hold(settled):
+        del settled["workloads"]
+    return settled
+
+
 def has_levels(answers: Mapping[str, Any]) -> bool:
     return all(answers.get(key) is not None for key in DEMAND_LEVELS)
 
@@ -825,6 +859,7 @@ def answers_validate(
     keys of the providers listed, which `providers` may name (engine/providers.py)."""
     if not isinstance(raw, Mapping):
         return {}, {"_": gettext("the answers must be a JSON object with one key per answer")}
+    raw = without_blanks(raw)  # a question left blank is one not answered
     answers: dict[str, Any] = {}
     errors: dict[str, str] = {}
     for key, question in QUESTIONS.items():
@@ -931,9 +966,20 @@ def _workloads_validate(
         errors.update(problems)
         return
     answers["workloads"] = items
-    if "gpus" not in raw:
+    listed = pool.workloads_of(items, demand_of)
+    given = [key for key in WORKLOAD_DEMAND_KEYS if key in raw]
+    if given and not pool.hold(raw, listed):
+        # The company's own demand beside workloads that pool to another: one would be
+        # ignored. Only the pool's own levels (as saved) may stand beside them.
+        pooled_gpus = pool.pooled_answers(listed)["gpus"]
+        for key in given:
+            errors[key] = gettext(
+                "drop it, or drop “workloads”: the workloads' pooled demand (%(gpus)s GPUs at "
+                "the peak) stands in for the company's own"
+            ) % {"gpus": pooled_gpus}
+        return
+    if not given:
         # The pool's kind and residency are its workloads' (each as strict as the company).
-        listed = pool.workloads_of(items, demand_of)
         answers.update(pool.pooled_answers(listed))
         grown = pool.growth_years(
             listed,
