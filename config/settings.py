@@ -77,6 +77,8 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # A request past its time budget (decider/budget.py) answers 503 and frees the worker.
+    "decider.middleware.TimeBudgetMiddleware",
     # A request over a rate limit (decider/limits.py) gets decider.views.rate_limited: 429.
     "django_ratelimit.middleware.RatelimitMiddleware",
     # A lost database connection: GETs tried once more, else 503 with Retry-After.
@@ -322,6 +324,15 @@ CELERY_BEAT_SCHEDULE = {
 }
 # Chromium renders at once across every worker (a slot each in the shared cache).
 DECIDER_PDF_RENDERS = envint("DECIDER_PDF_RENDERS", 2)
+# The deployment's own address (https://decider.example.com): links printed in a PDF (the
+# method page) point there; unset, a PDF carries no link into the app.
+DECIDER_SITE_URL = os.environ.get("DECIDER_SITE_URL", "").rstrip("/")
+# Retention (manage.py prune, on the scheduler's clock): an assessment none of whose links was
+# opened, and that nobody saved, for this many days is removed; 0 keeps every one.
+DECIDER_KEEP_ASSESSMENT_DAYS = envint("DECIDER_KEEP_ASSESSMENT_DAYS", 365)
+# Seconds a request may compute before it is stopped with a clear 503 (decider/budget.py):
+# well inside gunicorn's --timeout (60 in compose), which would kill the worker instead.
+DECIDER_REQUEST_BUDGET_S = envint("DECIDER_REQUEST_BUDGET_S", 20)
 
 # Errors to Sentry when SENTRY_DSN is set (decider/observability.py: tokens scrubbed).
 if SENTRY_DSN := os.environ.get("SENTRY_DSN", ""):

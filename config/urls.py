@@ -11,6 +11,9 @@ admin.site.login = ratelimit(  # type: ignore[method-assign]
     key="ip", rate=limits.rate("login"), method="POST", block=True
 )(admin.site.login)
 
+# An unexpected error on the API answers JSON, not the 500 page (DEBUG shows the traceback).
+handler500 = "decider.api.server_error"
+
 urlpatterns = [
     path("", include("decider.urls")),
     path("i18n/", include("django.conf.urls.i18n")),

@@ -17,8 +17,8 @@ from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.urls import reverse
 from django.utils.translation import get_language, gettext
+from django.views import defaults
 from django.views.decorators.csrf import csrf_exempt
-from django_ratelimit.decorators import ratelimit
 
 from decider import limits, services
 from decider.engine import fleet, odds, providers, questionnaire, sizing, stages, workloads
@@ -57,11 +57,24 @@ def json_methods(
     return decorator
 
 
+def server_error(request: HttpRequest) -> HttpResponse:
+    """The 500 handler (config/urls.py): an error the API did not expect answers in JSON, as
+    its other errors do; the pages get 500.html. Django has logged it by then (and Sentry
+    has it), and the middleware has had its turn (a lost database, a request too slow)."""
+    if request.path.startswith("/api/") or request.path.endswith(".json"):
+        message = gettext(
+            "Something went wrong on the server. It has been logged; try again, or tell the "
+            "operators if it happens again."
+        )
+        return JsonResponse({"error": message}, status=500, json_dumps_params=JSON_PARAMS)
+    return defaults.server_error(request)
+
+
 # No cookie grants anything here, so there is nothing for CSRF to protect:
 # a forged cross-site POST could only create an assessment its sender cannot read.
 @csrf_exempt
 @json_methods("POST")
-@ratelimit(key="ip", rate=limits.rate("create"), method="POST", block=True)
+@limits.creates
 def assessments(request: HttpRequest) -> HttpResponse:
     if request.content_type != "application/json":
         return _errors({"_": "send the answers as JSON (Content-Type: application/json)"}, 415)
@@ -170,6 +183,7 @@ def assessment_json(request: HttpRequest, token: str, kind: str) -> HttpResponse
     assessment = Assessment.objects.by_token(token, kind=kind)
     if assessment is None:
         return _errors({"_": "no assessment at this link (wrong or revoked)"}, 404)
+    assessment.mark_opened()
     if questionnaire.first_incomplete_step(assessment.answers) is not None:
         return _errors({"answers": "The questionnaire is not finished."}, 409)
     currency = request.GET.get("currency")

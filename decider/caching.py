@@ -166,7 +166,8 @@ def kept_page(
     links: Iterable[str] = (),
 ) -> HttpResponse:
     """The page `draw(context)` renders, kept under `parts`: everything it shows besides
-    the request's address, language and code (the key adds those). `None`: drawn every time.
+    the request's path, language and code (the key adds those; the query string is not
+    read: what it changes on the page must be in `parts`). `None`: drawn every time.
 
     What must never sit in the cache is kept as holes, filled in per request: the CSRF token
     (`draw` gets the context entry with the one it shows; each reader gets a token of its
@@ -194,8 +195,14 @@ def kept_page(
 
 
 def _page_key(request: HttpRequest, parts: tuple[Any, ...]) -> str:
-    """A digest, so that no link token is written into a key."""
-    address = (request.scheme, request.get_host(), request.get_full_path())
+    """A digest, so that no link token is written into a key.
+
+    The page is keyed on what it shows (`parts`: the assessment, its version, the currency,
+    the rule set and prices...), its path and language, never on the raw query string: what
+    a query asks that changes the page (`?currency=`, `?lang=`, `?paper=`) is in `parts` or
+    the language, and any other parameter is ignored, so `?junk=1`, `?junk=2`... add no
+    entry (issue 49: each once kept a 115 KB page for a day)."""
+    address = (request.scheme, request.get_host(), request.path)
     htmx = request.headers.get("HX-Request") == "true"
     whole = (code_version(), translation.get_language(), address, htmx, *parts)
     return "page:" + hashlib.sha256(repr(whole).encode()).hexdigest()

@@ -343,6 +343,12 @@ class FiguresStepForm(StepForm):
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean()
+        for name, value in list(cleaned.items()):
+            # What the field's bounds do not say (a depreciation period in whole months).
+            if not name.startswith("cost_") or value is None or name in self.errors:
+                continue
+            if problem := FIGURES[name.removeprefix("cost_")].problem(float(value)):
+                self.add_error(name, f"{self.fields[name].label}: {problem}")
         if "owned_gpus" in self.fields and cleaned.get("owned_gpus"):
             bought = fleet.month_of(cleaned.get("owned_bought"))
             today = timezone.now().date()

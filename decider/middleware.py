@@ -130,3 +130,48 @@ def database_away(request, retry_after: int):
             response = HttpResponse(message, status=503, content_type="text/plain; charset=utf-8")
     response["Retry-After"] = str(retry_after)
     return response
+
+
+class TimeBudgetMiddleware:
+    """Each request within `DECIDER_REQUEST_BUDGET_S` seconds (decider/budget.py): one that
+    runs past it answers 503 with a message that says what happened (JSON on the API), and
+    the worker goes on to the next request. Nothing is saved half: every save is one
+    transaction, rolled back by the error."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        from django.conf import settings
+
+        from decider.budget import TooSlow, time_budget
+
+        try:
+            with time_budget(settings.DECIDER_REQUEST_BUDGET_S):
+                return self.get_response(request)
+        except TooSlow as stopped:  # past the view (a middleware's own work)
+            return _too_slow(request, stopped)
+
+    def process_exception(self, request, exception):
+        """The view ran past the budget (Django turns a view's error into a response before
+        __call__ would see it)."""
+        from decider.budget import TooSlow
+
+        return _too_slow(request, exception) if isinstance(exception, TooSlow) else None
+
+
+def _too_slow(request, stopped):
+    from django.http import JsonResponse
+    from django.shortcuts import render
+    from django.utils.translation import gettext
+
+    log.error("%s %s %s", request.method, request.path, stopped)
+    _drop_broken_connections()  # a query cut off mid-way leaves its connection unusable
+    message = gettext(
+        "This took longer than %(seconds)s seconds to compute and was stopped. Nothing you "
+        "saved is lost. If it happens again, check the answers and figures for an extreme "
+        "value, or tell the operators."
+    ) % {"seconds": f"{stopped.seconds:g}"}
+    if request.path.startswith("/api/"):
+        return JsonResponse({"error": message}, status=503)
+    return render(request, "too_slow.html", {"message": message}, status=503)

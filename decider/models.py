@@ -6,6 +6,7 @@ import hashlib
 import hmac
 import secrets
 from collections.abc import Mapping
+from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
@@ -606,6 +607,10 @@ class Assessment(models.Model):
     created_at = models.DateTimeField(default=timezone.now)
     updated_at = models.DateTimeField(auto_now=True)
     scored_at = models.DateTimeField(null=True, blank=True)
+    # When one of its links was last opened, written at most once a day (OPENED_EVERY):
+    # what retention reads (`manage.py prune`), so an assessment in use is never removed.
+    opened_at = models.DateTimeField(null=True, blank=True)
+    OPENED_EVERY = timedelta(days=1)
 
     # Everything a scored result consists of: saved together, copied together.
     SCORED_FIELDS = (
@@ -622,7 +627,10 @@ class Assessment(models.Model):
     class Meta:
         ordering = ["-updated_at"]
         # What the admin list and "My assessments" sort by.
-        indexes = [models.Index(fields=["-updated_at"], name="assessment_updated")]
+        indexes = [
+            models.Index(fields=["-updated_at"], name="assessment_updated"),
+            models.Index(fields=["opened_at"], name="assessment_opened"),
+        ]
         verbose_name = _("assessment")
         verbose_name_plural = _("assessments")
 
@@ -641,6 +649,15 @@ class Assessment(models.Model):
             **fields,
         )
         return assessment, edit_token, view_token
+
+    def mark_opened(self) -> None:
+        """One of its links was opened: recorded for retention, once a day at most (an
+        UPDATE of that column alone: neither `updated_at` nor a kept page moves)."""
+        now = timezone.now()
+        if self.opened_at is not None and now - self.opened_at < self.OPENED_EVERY:
+            return
+        Assessment.objects.filter(pk=self.pk).update(opened_at=now)
+        self.opened_at = now
 
     def view_link_replace(self, *, edit_token: str) -> str:
         """A new view token, saved; the old view link stops working. LinksChanged if lost."""

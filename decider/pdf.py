@@ -475,9 +475,10 @@ JOB_MARK_S = 240
 PRINTING_MARK_S = 20
 TICK_S = 5
 FAILED_KEEP_S = 120
-# A slot outlives the longest render (page load + charts + print), so a worker killed while
-# it held one frees it by then.
-SLOT_HOLD_S = 90
+# A slot is a lease the render renews every TICK_S seconds while it prints: a worker killed
+# while it held one frees it within SLOT_LEASE_S (it once held it 90 s: after two kills the
+# next PDF waited 87 s).
+SLOT_LEASE_S = 2 * TICK_S + 1
 
 
 class PdfLimited(PdfError):
@@ -486,10 +487,10 @@ class PdfLimited(PdfError):
 
 @dataclass(frozen=True)
 class Page:
-    """Which report page a PDF prints: the link it is read through and its variant. The
-    worker renders it (`report_html`), so a web request spends nothing on the PDF."""
+    """Which report page a PDF prints: the kind of link it is read through and its variant.
+    The worker renders it (`report_html`), so a web request spends nothing on the PDF. No
+    link token: a job sits in the queue's Redis, whose append-only file keeps it on disk."""
 
-    token: str
     kind: str  # "edit" or "view"
     language: str
     currency: str
@@ -590,21 +591,27 @@ def _fonts_ok(page: str, assessment: Assessment) -> bool:
 
 
 @contextmanager
-def render_slot(*, limited: bool) -> Iterator[bool]:
-    """One of `DECIDER_PDF_RENDERS` slots shared by every worker (True), or none free."""
+def render_slot(*, limited: bool) -> Iterator[Callable[[], None] | None]:
+    """One of `DECIDER_PDF_RENDERS` slots shared by every worker: its renewal (call it at
+    least every TICK_S seconds while rendering), or None when none is free."""
     if not limited:
-        yield True
+        yield lambda: None
         return
     holder = uuid.uuid4().hex
     for slot in range(settings.DECIDER_PDF_RENDERS):
-        if cache.add(SLOT % slot, holder, timeout=SLOT_HOLD_S):
+        name = SLOT % slot
+        if cache.add(name, holder, timeout=SLOT_LEASE_S):
+
+            def renew(name: str = name) -> None:
+                cache.touch(name, SLOT_LEASE_S)
+
             try:
-                yield True
+                yield renew
             finally:
-                if cache.get(SLOT % slot) == holder:
-                    cache.delete(SLOT % slot)
+                if cache.get(name) == holder:
+                    cache.delete(name)
             return
-    yield False
+    yield None
 
 
 def render_job(*, key: str, assessment_pk: int, page: Page, limited: bool) -> bool:
@@ -617,17 +624,21 @@ def render_job(*, key: str, assessment_pk: int, page: Page, limited: bool) -> bo
     if assessment is None:  # deleted since it was asked for
         cache.delete(MARK % key)
         return True
-    with render_slot(limited=limited) as free:
-        if not free:
+    with render_slot(limited=limited) as renew:
+        if renew is None:
             return False
         cache.set(MARK % key, "printing", timeout=PRINTING_MARK_S)
         started = time.perf_counter()
+
+        def tick() -> None:
+            renew()
+            cache.touch(MARK % key, PRINTING_MARK_S)
+
         try:
             html = report_html(assessment, page)
+            tick()
             cacheable = _fonts_ok(html, assessment)
-            document = html_to_pdf(
-                html, paper=page.paper, tick=lambda: cache.touch(MARK % key, PRINTING_MARK_S)
-            )
+            document = html_to_pdf(html, paper=page.paper, tick=tick)
         except Exception as error:  # whatever went wrong, the person gets the failure page
             why = (
                 str(error) if isinstance(error, PdfError) else f"the PDF printer failed: {error!r}"
@@ -650,9 +661,35 @@ def render_job(*, key: str, assessment_pk: int, page: Page, limited: bool) -> bo
     return True
 
 
+# The link a printed report is drawn through: none that works. Every link of the page that
+# would carry it is taken out of the PDF (printed_links).
+PRINT_TOKEN = "printed-report-has-no-link"
+# A link in a PDF goes to the deployment's own address or nowhere: the method page (the "§"
+# citations) and the page's own anchors; external sources stay as they are.
+_HREF = re.compile(r'(<a\b[^>]*?)\shref="(/[^"]*)"')
+
+
 def report_html(assessment: Assessment, page: Page) -> str:
-    """The printable report as the browser of someone holding `page.token` gets it."""
-    return report_page_html(assessment, **asdict(page))
+    """The printable report as someone reading it through a link of `page.kind` gets it, its
+    links fit for a file that travels (printed_links)."""
+    html = report_page_html(assessment, token=PRINT_TOKEN, **asdict(page))
+    return printed_links(html, site=settings.DECIDER_SITE_URL)
+
+
+def printed_links(html: str, *, site: str) -> str:
+    """The report's links as a PDF keeps them: a link to the method page points at the
+    deployment's own address (`DECIDER_SITE_URL`), or is dropped without one; any other
+    link into the app (the assessment's own pages) is dropped, anchors and external sources
+    stay. Chromium would otherwise resolve them against the address the report was loaded
+    from inside the printer (`ORIGIN`), a domain nobody owns."""
+
+    def fixed(match: re.Match[str]) -> str:
+        tag, path = match.groups()
+        if site and path.startswith("/method/") and PRINT_TOKEN not in path:
+            return f'{tag} href="{site.rstrip("/")}{path}"'
+        return tag
+
+    return _HREF.sub(fixed, html)
 
 
 def _store(key: str, assessment_pk: int, document: bytes) -> bool:

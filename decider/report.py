@@ -42,6 +42,11 @@ from decider.services import assessment_costs, assessment_odds, assessment_plan
 PAPERS = {"a4": "A4", "letter": "Letter"}
 
 
+def paper_of(asked: str | None) -> str:
+    """The paper a report is asked on (`?paper=`): one of PAPERS, A4 otherwise."""
+    return asked if asked in PAPERS else "a4"
+
+
 @dataclass(frozen=True)
 class ProgressStep:
     slug: str
@@ -884,7 +889,7 @@ def report_context(
     context |= {
         "token": token,
         "kind": kind,
-        "paper": paper if paper in PAPERS else "a4",
+        "paper": paper_of(paper),
         "pdf_url": reverse(f"decider-{kind}-pdf", args=[token]),
     }
     return context

@@ -73,6 +73,13 @@ def _text_problem(value: Any, key: str, *, model: Any, required: bool, **where: 
         return None
     if not isinstance(value, str):
         return Problem(_("“%(key)s” must be text.") % {"key": key}, field=key, **where)
+    if not _is_unicode(value):
+        return Problem(
+            _("“%(key)s” is not valid Unicode text (it holds a lone surrogate, such as \\ud800).")
+            % {"key": key},
+            field=key,
+            **where,
+        )
     limit = model._meta.get_field(key).max_length
     if limit is not None and len(value) > limit:
         return Problem(
@@ -81,6 +88,16 @@ def _text_problem(value: Any, key: str, *, model: Any, required: bool, **where: 
             **where,
         )
     return None
+
+
+def _is_unicode(text: str) -> bool:
+    """Whether the text can be stored and shown: JSON's "\\ud800" escape reads as a lone
+    surrogate, which no database column, page or terminal can encode."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _texts_shape(row: Any, stems: tuple[str, ...], *, model: Any, **where: Any) -> list[Problem]:
@@ -110,7 +127,8 @@ def _texts_shape(row: Any, stems: tuple[str, ...], *, model: Any, **where: Any) 
 
 def _where(kind: str, row: dict[str, Any], number: int) -> dict[str, Any]:
     key = row.get("key")
-    return {kind: key if isinstance(key, str) and key else f"#{number}"}
+    # The key names the row in every message: one that cannot be shown is named by its place.
+    return {kind: key if isinstance(key, str) and key and _is_unicode(key) else f"#{number}"}
 
 
 def _row_shape(

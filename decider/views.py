@@ -27,7 +27,6 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from django_htmx.http import HttpResponseClientRedirect
 from django_htmx.middleware import HtmxDetails
 from django_ratelimit.core import is_ratelimited
-from django_ratelimit.decorators import ratelimit
 from django_ratelimit.exceptions import Ratelimited
 
 from decider import caching, limits, pdf, report, services, tasks
@@ -87,6 +86,7 @@ def _lookup(token: str, kind: str, defer: tuple[str, ...] = ()) -> Assessment:
     assessment = Assessment.objects.by_token(token, kind=kind, defer=defer, ruleset=not defer)
     if assessment is None:
         raise Http404("No assessment at this link.")
+    assessment.mark_opened()
     return assessment
 
 
@@ -216,7 +216,7 @@ def currency_of(request: HttpRequest) -> str:
 
 @shared_page
 @require_http_methods(["GET", "POST"])
-@ratelimit(key="ip", rate=limits.rate("create"), method="POST", block=True)
+@limits.creates
 def home(request: HttpRequest) -> HttpResponse:
     form = StartForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
@@ -427,8 +427,12 @@ def workloads(request: HttpRequest, token: str) -> HttpResponse:
         formset = WorkloadFormSet(initial=_workload_rows(assessment.answers))
     elif action == "add":
         data = request.POST.copy()
-        total = int(data.get("form-TOTAL_FORMS") or 0)
-        data["form-TOTAL_FORMS"] = str(min(total + 1, MAX_WORKLOADS))
+        try:
+            total = int(data.get("form-TOTAL_FORMS") or 0)
+        except ValueError:
+            pass  # not a count ("abc", "1e9"): the formset says its form data was changed
+        else:
+            data["form-TOTAL_FORMS"] = str(min(total + 1, MAX_WORKLOADS))
         formset = WorkloadFormSet(data)
     else:
         formset = WorkloadFormSet(request.POST)
@@ -680,6 +684,7 @@ def what_if(request: HttpRequest, assessment: Assessment, token: str, kind: str)
 
 @shared_page
 @require_POST
+@limits.creates
 @scored_link
 def save_scenario(
     request: HttpRequest, assessment: Assessment, token: str, kind: str
@@ -773,9 +778,10 @@ def in_language_asked(view: Callable[..., HttpResponse]) -> Callable[..., HttpRe
 @scored_link(defer=DRAWN_ONLY)
 def printable(request: HttpRequest, assessment: Assessment, token: str, kind: str) -> HttpResponse:
     key = caching.scored_key(assessment, currency_of(request))
+    paper = report.paper_of(request.GET.get("paper"))
     return caching.kept_page(
         request,
-        None if key is None else ("report", key),
+        None if key is None else ("report", key, paper),
         lambda extra: render(
             request,
             "decider/report.html",
@@ -784,7 +790,7 @@ def printable(request: HttpRequest, assessment: Assessment, token: str, kind: st
                 token=token,
                 kind=kind,
                 currency=currency_of(request),
-                paper=request.GET.get("paper", "a4"),
+                paper=paper,
             )
             | extra,
         ),
@@ -809,7 +815,7 @@ def report_pdf(
     paper = request.GET.get("paper", "a4")
     # What the waiting and failure pages need; the report's own context only for a render.
     context: dict[str, Any] = {"token": token, "kind": kind, "poll_s": pdf.POLL_S}
-    context["paper"] = paper if paper in report.PAPERS else "a4"
+    context["paper"] = report.paper_of(paper)
 
     def may_start() -> bool:  # renders started count against the client, polls do not
         return not is_ratelimited(
@@ -818,7 +824,6 @@ def report_pdf(
 
     try:
         page = pdf.Page(
-            token=token,
             kind=kind,
             language=get_language() or "en",
             currency=currency_of(request),
@@ -866,6 +871,7 @@ def rename(request: HttpRequest, token: str) -> HttpResponse:
 
 @shared_page
 @require_POST
+@limits.creates
 def copy(request: HttpRequest, token: str) -> HttpResponse:
     original = _get_assessment(token)
     name = _("Copy of %(name)s") % {"name": original.name or _("assessment")}

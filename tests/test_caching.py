@@ -261,3 +261,39 @@ def test_a_deploy_that_changes_only_a_stylesheet_starts_the_kept_pages_afresh(se
         assert caching.code_version() != before
     finally:
         caching.code_version.cache_clear()
+
+
+def _kept_entries() -> int:
+    return len(caches["scored"]._cache)  # local memory in the tests: its dict of entries
+
+
+def test_a_query_string_the_page_does_not_read_adds_nothing_to_the_cache(client, rules):
+    """Issue 49: each `?junk=i` once kept a page of its own for a day (1,000 GETs: 115 MB)."""
+    _assessment, edit, view = make_assessment(answers=make_answers("growth"))
+    pages = [
+        reverse("decider-home"),
+        reverse("decider-result", args=[edit]),
+        reverse("decider-view", args=[view]),
+        reverse("decider-view-report", args=[view]),
+        reverse("decider-step", args=[edit, "ops"]),
+    ]
+    for url in pages * 2:  # twice: the home page lists the assessment once it was opened
+        assert client.get(url).status_code == 200
+    kept = _kept_entries()
+    for n in range(40):
+        for url in pages:
+            response = client.get(f"{url}?junk={n}&utm_source=x{n}")
+            assert response.status_code == 200
+    assert _kept_entries() == kept
+
+
+def test_what_a_query_does_change_is_kept_apart(client, rules):
+    _assessment, _edit, view = make_assessment(answers=make_answers("growth"))
+    report = reverse("decider-view-report", args=[view])
+    a4 = client.get(f"{report}?paper=a4&junk=1").content.decode()
+    letter = client.get(f"{report}?paper=letter").content.decode()
+    assert "size: A4" in a4 and "size: letter" in letter.lower()
+    assert "size: A4" in client.get(f"{report}?paper=nonsense").content.decode()
+    usd = client.get(f"{report}?currency=USD").content.decode()
+    cny = client.get(f"{report}?currency=CNY").content.decode()
+    assert "¥" in cny and "¥" not in usd

@@ -174,9 +174,9 @@ def test_one_variable_names_a_real_domain_everywhere():
 
 @pytest.mark.slow
 def test_the_workers_share_rate_limit_counters_and_see_the_client_the_proxy_saw():
-    assert SERVICES["redis"]["image"].startswith("redis:")
-    assert APP["depends_on"]["redis"]["condition"] == "service_healthy"
-    assert APP["environment"]["REDIS_URL"].startswith("redis://redis:")
+    assert SERVICES["cache"]["image"].startswith("redis:")
+    assert APP["depends_on"]["cache"]["condition"] == "service_healthy"
+    assert APP["environment"]["REDIS_URL"].startswith("redis://cache:")
     assert settings_value("DECIDER_BEHIND_PROXY", compose_env()) is True
 
 
@@ -221,12 +221,31 @@ def test_the_worker_and_scheduler_run_the_apps_image_after_its_migrations():
     assert "ports" not in WORKER and "ports" not in SCHEDULER
     env = compose_env()
     assert settings_value("CELERY_TASK_ALWAYS_EAGER", env) is False  # jobs leave the web
-    assert settings_value("CELERY_BROKER_URL", env) == "redis://redis:6379/1"
+    assert settings_value("CELERY_BROKER_URL", env) == "redis://queue:6379/0"
     assert settings_value("CELERY_TASK_ACKS_LATE", env) is True  # a killed worker's job stays
     schedule = settings_value("CELERY_BEAT_SCHEDULE", env)
     assert schedule["prune"]["task"] == "decider.tasks.prune"
-    # Queued jobs survive a Redis restart.
-    assert "--appendonly" in SERVICES["redis"]["command"]
+    # Queued jobs survive a Redis restart, and are never evicted for memory.
+    assert "--appendonly" in SERVICES["queue"]["command"]
+    assert _redis_option(SERVICES["queue"], "maxmemory-policy") == "noeviction"
+    assert WORKER["depends_on"]["queue"]["condition"] == "service_healthy"
+
+
+def _redis_option(service: dict, name: str) -> str | None:
+    command = service["command"]
+    return command[command.index(f"--{name}") + 1] if f"--{name}" in command else None
+
+
+def test_the_cache_is_capped_and_evicts_while_the_queue_never_does():
+    """Issue 49: pages kept for any query string once filled an uncapped, never-evicting
+    Redis that also held the job queue (946 MB after an audit)."""
+    cache, queue = SERVICES["cache"], SERVICES["queue"]
+    assert _redis_option(cache, "maxmemory-policy") == "allkeys-lru"
+    assert _redis_option(cache, "maxmemory") == "${DECIDER_CACHE_MEMORY:-256mb}"
+    assert _redis_option(cache, "appendonly") == "no" and "volumes" not in cache
+    assert _redis_option(queue, "maxmemory-policy") == "noeviction"
+    env = compose_env()
+    assert env["REDIS_URL"].split("/")[2] != env["CELERY_BROKER_URL"].split("/")[2]
 
 
 def test_the_dockerfile_and_compose_start_the_same_gunicorn():

@@ -8,7 +8,7 @@ from django.urls import reverse
 
 from decider.limits import client_ip, retry_after
 from decider.models import Assessment
-from tests.factories import make_answers
+from tests.factories import make_answers, make_assessment
 
 pytestmark = pytest.mark.django_db
 
@@ -54,6 +54,34 @@ def test_the_home_form_refuses_in_the_readers_language(client, rules, limited):
     assert "请求过多" in page.content.decode()
     # Reading goes on: the start page itself is not limited.
     assert client.get(reverse("decider-home"), REMOTE_ADDR="10.0.0.3").status_code == 200
+
+
+def test_every_way_to_create_shares_one_limit(client, rules, limited):
+    """Issue 49: the home form and the API counted apart (120 an hour where the docs said
+    60), and copies and scenarios had no limit (100 copies in 1.3 s), through a view link
+    too. One count now: 3 creates of any kind, then 429 for every kind."""
+    address = {"REMOTE_ADDR": "10.0.0.9"}
+    assessment, edit, view = make_assessment()
+    assert create_by_api(client, address="10.0.0.9").status_code == 201
+    assert client.post(reverse("decider-home"), {"preset": ""}, **address).status_code == 302
+    assert client.post(reverse("decider-copy", args=[edit]), **address).status_code == 302
+    count = Assessment.objects.count()
+    refused = [
+        create_by_api(client, address="10.0.0.9"),
+        client.post(reverse("decider-home"), {"preset": ""}, **address),
+        client.post(reverse("decider-copy", args=[edit]), **address),
+        client.post(reverse("decider-edit-scenario", args=[edit]), **address),
+        client.post(reverse("decider-view-scenario", args=[view]), **address),
+    ]
+    assert [r.status_code for r in refused] == [429] * 5
+    assert Assessment.objects.count() == count
+    # Another client is not held back by this one's count.
+    form = client.get(reverse("decider-view", args=[view])).context["what_if"]
+    fields = {name: str(form[name].value()) for name in form.fields}
+    other = client.post(
+        reverse("decider-view-scenario", args=[view]), fields, REMOTE_ADDR="10.0.0.10"
+    )
+    assert other.status_code == 302
 
 
 def test_admin_sign_in_attempts_are_limited(client, limited):

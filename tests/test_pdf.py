@@ -2,6 +2,7 @@
 and the friendly 404 and the confirmation before a link is revoked or replaced."""
 
 import json
+import re
 import subprocess
 import sys
 import threading
@@ -315,7 +316,7 @@ def _ask(assessment, page: pdf.Page) -> bytes | None:
 
 def _page(view: str, **changes) -> pdf.Page:
     return pdf.Page(
-        **{"token": view, "kind": "view", "language": "en"}
+        **{"kind": "view", "language": "en"}
         | changes
         | {"currency": changes.get("currency", "USD"), "paper": changes.get("paper", "a4")}
     )
@@ -554,6 +555,11 @@ def test_the_500_page_stands_alone(rf):
 # --- revoking and replacing ask first ------------------------------------------------------
 
 
+def _stored(assessment) -> dict:
+    """What is saved of an assessment, but when it was last opened (asking opens it)."""
+    return Assessment.objects.values().get(pk=assessment.pk) | {"opened_at": None}
+
+
 @pytest.mark.parametrize(
     ("action", "question"),
     [
@@ -564,14 +570,14 @@ def test_the_500_page_stands_alone(rf):
 )
 def test_breaking_a_link_asks_first_and_changes_nothing(client, shared, action, question):
     assessment, edit, view = shared
-    before = Assessment.objects.values().get(pk=assessment.pk)
+    before = _stored(assessment)
     response = client.post(reverse("decider-links", args=[edit]), {"action": action})
     page = response.content.decode()
     assert response.status_code == 200 and question in page
     assert f'<input type="hidden" name="action" value="{action}">' in page
     assert 'name="confirm" value="1"' in page
     assert f'href="{reverse("decider-result", args=[edit])}#share"' in page  # cancel
-    assert Assessment.objects.values().get(pk=assessment.pk) == before
+    assert _stored(assessment) == before
     assert client.get(reverse("decider-view", args=[view])).status_code == 200
     assert client.get(reverse("decider-result", args=[edit])).status_code == 200
 
@@ -579,7 +585,7 @@ def test_breaking_a_link_asks_first_and_changes_nothing(client, shared, action, 
         reverse("decider-links", args=[edit]), {"action": action, "confirm": "1"}
     )
     assert confirmed.status_code == 302
-    assert Assessment.objects.values().get(pk=assessment.pk) != before
+    assert _stored(assessment) != before
 
 
 def test_the_result_page_buttons_ask_before_breaking_a_link(client, shared):
@@ -684,3 +690,51 @@ def test_a_worker_printing_keeps_saying_so(monkeypatch):
     assert pdf.html_to_pdf(TINY_PAGE % "x", tick=lambda: ticks.append(1)) == FAKE_PDF
     assert len(ticks) >= 3
     assert pdf.PRINTING_MARK_S > 2 * pdf.TICK_S  # one late tick does not lose the render
+
+
+def test_a_pdf_job_carries_no_link_token(shared, monkeypatch):
+    """Issue 49: jobs sat in Redis's append-only file with working edit and view links."""
+    assessment, edit, view = shared
+    services.assessment_score(assessment)
+    jobs = []
+    pdf.report_pdf(
+        assessment, page=_page(view, kind="edit"), enqueue=lambda **job: jobs.append(job)
+    )
+    (job,) = jobs
+    assert job["assessment_pk"] == assessment.pk and job["page"]["kind"] == "edit"
+    assert edit not in repr(job) and view not in repr(job)
+
+
+@pytest.mark.parametrize("site", ["", "https://decider.example.com"])
+def test_a_pdf_links_to_the_site_itself_or_nowhere(shared, settings, site):
+    """Its "§" citations once pointed at http://decider.report/method/..., a domain nobody
+    owns; links to the assessment's own pages would carry no working token."""
+    assessment, _edit, view = shared
+    services.assessment_score(assessment)
+    settings.DECIDER_SITE_URL = site
+    html = pdf.report_html(assessment, _page(view))
+    hrefs = re.findall(r'<a\b[^>]*\shref="([^"]*)"', html)
+    assert hrefs and all(not h.startswith("/") for h in hrefs)
+    assert pdf.PRINT_TOKEN not in " ".join(hrefs)
+    method = [h for h in hrefs if "/method/" in h]
+    assert bool(method) == bool(site)
+    assert all(h.startswith(f"{site}/method/") for h in method)
+    assert 'rel="stylesheet" href="/static/' in html  # the page's own files still load
+
+
+def test_a_render_killed_holding_a_slot_frees_it_within_its_lease(shared, settings):
+    """Issue 49: a killed render held its slot 90 s (the next PDF waited 87 s). A slot is now
+    a lease the render renews while it prints: one nobody renews is free within seconds."""
+    settings.DECIDER_PDF_RENDERS = 1
+    held = pdf.render_slot(limited=True)
+    renew = held.__enter__()  # a render that starts, and is killed: never leaves the block
+    assert renew is not None
+    with pdf.render_slot(limited=True) as other:
+        assert other is None  # taken meanwhile
+    key = cache.make_key(pdf.SLOT % 0)
+    assert cache._expire_info[key] - time.time() <= pdf.SLOT_LEASE_S <= 2 * pdf.TICK_S + 1
+    renew()  # alive: the lease goes on
+    assert cache._expire_info[key] - time.time() > pdf.SLOT_LEASE_S - 1
+    cache._expire_info[key] = time.time() - 1  # SLOT_LEASE_S went by with no renewal
+    with pdf.render_slot(limited=True) as after_the_kill:
+        assert after_the_kill is not None

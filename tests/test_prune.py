@@ -1,13 +1,16 @@
-"""Retention: cached PDFs older than the limit go; newer ones and every assessment stay."""
+"""Retention: cached PDFs older than the limit go, and assessments nobody opened or saved for
+the retention period; newer PDFs and every assessment in use stay."""
 
 from datetime import timedelta
 from io import StringIO
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.urls import reverse
 from django.utils import timezone
 
 from decider.models import Assessment, ReportPdf
+from decider.services import assessment_score
 from tests.factories import make_assessment
 
 pytestmark = pytest.mark.django_db
@@ -32,7 +35,7 @@ def test_old_cached_pdfs_go_and_the_rest_stays(rules):
     assessment, _edit, _view = make_assessment()
     cached(assessment, key="a" * 64, days_old=45)
     kept = cached(assessment, key="b" * 64, days_old=3)
-    assert prune() == "Removed 1 cached PDF(s), 0.0 MB, older than 30 days.\n"
+    assert prune().startswith("Removed 1 cached PDF(s), 0.0 MB, older than 30 days.\n")
     assert list(ReportPdf.objects.all()) == [kept]
     assert Assessment.objects.filter(pk=assessment.pk).exists()
 
@@ -69,3 +72,53 @@ def test_expired_sessions_go_whatever_the_engine(settings):
     Session.objects.create(session_key="new" * 10, session_data="x", expire_date=future)
     prune()
     assert list(Session.objects.values_list("session_key", flat=True)) == ["new" * 10]
+
+
+def _aged(assessment, *, opened_days: float | None, saved_days: float) -> None:
+    now = timezone.now()
+    Assessment.objects.filter(pk=assessment.pk).update(
+        opened_at=None if opened_days is None else now - timedelta(days=opened_days),
+        updated_at=now - timedelta(days=saved_days),
+    )
+
+
+def test_assessments_nobody_opened_or_saved_for_a_year_go_and_the_rest_stay(rules):
+    """Issue 49: no retention ever deleted an assessment (copies at 29 KB a row, unlimited)."""
+    gone, _e1, _v1 = make_assessment()
+    never_opened, _e2, _v2 = make_assessment()
+    opened, _e3, _v3 = make_assessment()
+    saved, _e4, _v4 = make_assessment()
+    cached(gone, key="e" * 64, days_old=1)
+    _aged(gone, opened_days=400, saved_days=500)
+    _aged(never_opened, opened_days=None, saved_days=366)
+    _aged(opened, opened_days=10, saved_days=800)  # opened lately: in use
+    _aged(saved, opened_days=None, saved_days=30)
+
+    out = prune("--dry-run")
+    assert "Would remove 2 assessment(s) neither opened nor saved for 365 days." in out
+    assert Assessment.objects.count() == 4
+    prune()
+    assert set(Assessment.objects.values_list("pk", flat=True)) == {opened.pk, saved.pk}
+    assert not ReportPdf.objects.filter(assessment_id=gone.pk).exists()
+
+
+def test_opening_a_link_keeps_an_assessment(client, rules):
+    assessment, edit, view = make_assessment()
+    assessment_score(assessment)  # its first view would score it: a save of its own
+    _aged(assessment, opened_days=400, saved_days=400)
+    assert client.get(reverse("decider-view", args=[view])).status_code == 200
+    assessment.refresh_from_db()
+    assert timezone.now() - assessment.opened_at < timedelta(minutes=1)
+    assert timezone.now() - assessment.updated_at > timedelta(days=399)  # no save for it
+    assert "Removed 0 assessment(s)" in prune()
+
+
+def test_the_period_is_a_setting_and_0_keeps_every_assessment(rules, settings):
+    assessment, _edit, _view = make_assessment()
+    _aged(assessment, opened_days=None, saved_days=40)
+    settings.DECIDER_KEEP_ASSESSMENT_DAYS = 0
+    assert "Kept every assessment" in prune()
+    settings.DECIDER_KEEP_ASSESSMENT_DAYS = 30
+    assert "Removed 1 assessment(s) neither opened nor saved for 30 days." in prune()
+    with pytest.raises(CommandError, match="1 or more"):
+        prune("--assessment-days", "0")

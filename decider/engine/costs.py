@@ -364,17 +364,28 @@ def _renewals(
     return refreshes, resold
 
 
+# A server's life is at least a year: a shorter one (an answer saved before the bound, say)
+# is taken as a year, so that a horizon holds at most one refresh a year.
+MIN_LIFE_MONTHS = 12
+
+
+def life_months(params: Mapping[str, float]) -> float | None:
+    """How long a server runs before it is replaced (`depreciation_years`), in months;
+    None: never replaced (a life of 0, as older price sets may hold)."""
+    life = params["depreciation_years"] * 12
+    if not life > 0:
+        return None
+    return max(life, MIN_LIFE_MONTHS)
+
+
 def _refresh_months(params: Mapping[str, float], since: float, months: int) -> list[float]:
     """The months servers running from `since` are replaced, each at the end of its life,
-    within a horizon of `months` (engine/months.py's refresh_months, unrounded)."""
-    life = params["depreciation_years"] * 12
-    if life <= 0:
+    within a horizon of `months` (engine/months.py's refresh_months, unrounded): at most
+    one a year, whatever the figure says."""
+    life = life_months(params)
+    if life is None:
         return []
-    found, month = [], since + life
-    while month < months:
-        found.append(month)
-        month += life
-    return found
+    return [float(month) for month in np.arange(since + life, months, life)]
 
 
 def fleet_value(params: Mapping[str, float], answers: CostAnswers, gpus: int) -> float:

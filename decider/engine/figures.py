@@ -41,6 +41,9 @@ class FigureSpec:
     min: float = 0.0
     max: float | None = None
     whole: bool = False
+    whole_months: bool = False  # a number of years that is a whole number of months
+    # Besides 0 (the line left out), no value below this (a server's life under a year).
+    least_unless_zero: float | None = None
     adjustable: bool = True
     sensitivity: bool = False
 
@@ -71,6 +74,15 @@ class FigureSpec:
             }
         if self.whole and not float(value).is_integer():
             return gettext("must be a whole number, got %(value)s") % {"value": shown}
+        if self.least_unless_zero and 0 < value < self.least_unless_zero:
+            return gettext("must be 0 or at least %(min)s, got %(value)s") % {
+                "min": number_text(self.least_unless_zero),
+                "value": shown,
+            }
+        if self.whole_months and abs(value * 12 - round(value * 12)) > 1e-6:
+            return gettext(
+                "must be a whole number of months (2.5 years is 30 months), got %(value)s"
+            ) % {"value": shown}
         return None
 
 
@@ -308,6 +320,10 @@ FIGURES: dict[str, FigureSpec] = {
             "折旧期",
             "years",
             "年",
+            # 0: never replaced; else at least a year (servers replaced more often are no
+            # plan anyone makes, and each replacement is a step of the cost model's loops).
+            least_unless_zero=1,
+            whole_months=True,
             max=20,
             sensitivity=True,
         ),

@@ -63,7 +63,8 @@ def owned_given(
         key = f"owned.{index}"
         if not isinstance(entry, Mapping) or set(entry) != ENTRY_KEYS:
             return [], "", (key, gettext("must be an object of gpu_model, gpus and bought"))
-        if entry["gpu_model"] not in gpu_models:
+        # A list or an object is no key of the table (and cannot be looked up in it).
+        if not isinstance(entry["gpu_model"], str) or entry["gpu_model"] not in gpu_models:
             allowed = ", ".join(gpu_models)
             return (
                 [],

@@ -103,4 +103,10 @@ def years_given(raw: Any) -> tuple[tuple[tuple[float, float], ...], tuple[str, s
 
 
 def _number(value: Any) -> bool:
-    return not isinstance(value, bool) and isinstance(value, int | float) and math.isfinite(value)
+    """A finite number (a JSON integer such as 10**400 is too large for a float: not one)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False

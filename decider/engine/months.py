@@ -30,6 +30,7 @@ from decider.engine.costs import (
     HOURS_PER_MONTH,
     CostAnswers,
     commit_rate,
+    life_months,
     on_demand_rate,
     resale_share,
     staff_needed,
@@ -204,14 +205,10 @@ def buy(world: World, added: np.ndarray, first: np.ndarray, arrives: int) -> np.
 def refresh_months(params: Mapping[str, float], since: float, months: int) -> list[int]:
     """The months servers running from `since` are replaced, each at the end of its life
     (`depreciation_years`), within a horizon of `months`."""
-    life = params["depreciation_years"] * 12
-    if life <= 0:
+    life = life_months(params)
+    if life is None:
         return []
-    found, month = [], since + life
-    while month < months:
-        found.append(int(round(month)))
-        month += life
-    return found
+    return [int(round(month)) for month in np.arange(since + life, months, life)]
 
 
 def _buy_lines(

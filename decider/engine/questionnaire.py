@@ -947,7 +947,9 @@ def _served_validate(served: Any, answers: dict[str, Any], errors: dict[str, str
     if problems:
         errors.update({k.replace("work.inference", "served"): v for k, v in problems.items()})
     elif service is not None:
-        answers["served"] = dict(served)
+        # A null input is one left out: kept as absent, so that what reads the block again
+        # (the per-token price) meets numbers only.
+        answers["served"] = {key: value for key, value in served.items() if value is not None}
 
 
 def _workloads_validate(

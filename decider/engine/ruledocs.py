@@ -195,17 +195,16 @@ def decisive_problems(given: Any) -> list[Problem]:
         return [Problem(_("“decisive” must be an object with gap_pct and probability_pct."))]
     problems = []
     for key, (low, high) in DECISIVE_BOUNDS.items():
-        value = given.get(key)
-        if value is None:
-            continue
+        if key not in given:
+            continue  # the shipped band
+        value = given[key]
         if not _is_number(value) or not low <= value <= high:
-            problems.append(
-                Problem(
-                    _("Must be a number from %(low)s to %(high)s.")
-                    % {"low": number_text(low), "high": number_text(high)},
-                    field=f"decisive_{key}",
-                )
-            )
+            message = _("Must be a number from %(low)s to %(high)s.") % {
+                "low": number_text(low),
+                "high": number_text(high),
+            }
+            # Named, as a document-wide problem has no criterion or option to say where.
+            problems.append(Problem(f"“decisive.{key}”: {message}", field=f"decisive_{key}"))
     return problems
 
 
@@ -245,7 +244,13 @@ class Problem:
 
 
 def _is_number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+    """A finite number a float column can hold (JSON integers have no size limit)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:  # an integer too large for a float, such as 10**400
+        return False
 
 
 def text_problems(data: Mapping[str, Any], key: str, **where: Any) -> list[Problem]:

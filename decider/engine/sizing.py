@@ -635,11 +635,14 @@ def workload_parse(raw: Any) -> tuple[Training | None, Inference | None, dict[st
             else:
                 errors[f"work.{part}.{name}"] = "must be one of " + ", ".join(allowed)
         for name, (low, high) in inputs.items():
+            # Left out or null: one meaning, not given (the answers' `served` keeps the block
+            # without its nulls, questionnaire._served_validate).
             value = given.get(name)
             if value is None and name in OPTIONAL_INPUTS:
                 continue
             if isinstance(value, bool) or not isinstance(value, int | float):
-                errors[f"work.{part}.{name}"] = f"give a number from {low:g} to {high:g}"
+                leave = ", or leave it out" if name in OPTIONAL_INPUTS else ""
+                errors[f"work.{part}.{name}"] = f"give a number from {low:g} to {high:g}{leave}"
             elif not low <= value <= high:
                 errors[f"work.{part}.{name}"] = f"must be from {low:g} to {high:g}"
             else:
@@ -697,7 +700,7 @@ def answers_sized(raw: Any) -> tuple[Any, dict[str, Any] | None, dict[str, str]]
     if errors:
         return raw, None, errors
     gpu_model = raw.get("gpu_model") or gpus.DEFAULT
-    if gpu_model not in CHIPS:
+    if not isinstance(gpu_model, str) or gpu_model not in CHIPS:
         return raw, None, {}  # the answers' own check names the GPU model in error
     sized = size(gpu_model=gpu_model, training=training, inference=inference)
     given = sized.answers()
