@@ -30,6 +30,7 @@ from django.utils.translation import get_language, gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 from simple_history.admin import SimpleHistoryAdmin
 
+from decider import figure_changes
 from decider.engine.figures import FIGURE_NAMES, FIGURES
 from decider.engine.markets import MARKETS
 from decider.engine.outcomes import OUTCOME_NAMES, OUTCOMES, outcome_name
@@ -54,6 +55,7 @@ from decider.models import (
     Assumption,
     Constraint,
     Criterion,
+    FigureChange,
     Option,
     Provider,
     ProviderPrice,
@@ -969,8 +971,159 @@ class ConstraintAdmin(PublishedReadOnly, DraftRuleSetField, HistoryAdmin):
         return ["ruleset"] if obj is not None else []
 
 
+class LiveFigureAdmin(HistoryAdmin):
+    """A live figure (a price set's figure, a provider, its price, a per-token price): an
+    edit here is a change that waits for a publisher (decider/figure_changes.py), unless the
+    one who saves it may make it current at once. The live row moves only when published."""
+
+    def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
+        action = FigureChange.CHANGE if change else FigureChange.ADD
+        self._propose(request, obj, action)
+
+    def delete_model(self, request: HttpRequest, obj: Any) -> None:
+        self._propose(request, obj, FigureChange.DELETE)
+
+    def _propose(self, request: HttpRequest, obj: Any, action: str) -> None:
+        proposal = figure_changes.change_propose(user=request.user, row=obj, action=action)
+        if proposal is None:
+            return
+        if figure_changes.may_publish_at_once(request.user):
+            row = figure_changes.change_publish(proposal, user=request.user)
+            if row is not None and obj.pk is None:  # added: the form's row is the saved one
+                obj.pk = row.pk
+                obj._state.adding, obj._state.db = False, row._state.db
+            return
+        request._figure_waiting = True  # type: ignore[attr-defined]
+        self.message_user(
+            request,
+            gettext(
+                "Saved as a change waiting for a publisher: “%(change)s”. The live figures "
+                "are unchanged until it is published (Figure changes)."
+            )
+            % {"change": proposal.summary},
+            messages.WARNING,
+        )
+
+    def save_formset(self, request: HttpRequest, form: Any, formset: Any, change: bool) -> None:
+        """Inline rows (a provider's prices) are live figures too: proposed one by one."""
+        if figure_changes.may_publish_at_once(request.user):
+            for row in formset.save(commit=False):
+                self._propose(request, row, FigureChange.CHANGE if row.pk else FigureChange.ADD)
+            for row in formset.deleted_objects:
+                self._propose(request, row, FigureChange.DELETE)
+            formset.save_m2m()
+            return
+        if form.instance.pk is None:
+            if any(f.has_changed() for f in formset.forms):
+                self.message_user(
+                    request,
+                    gettext("Add its prices once the provider itself is published."),
+                    messages.WARNING,
+                )
+            return
+        for row in formset.save(commit=False):
+            self._propose(request, row, FigureChange.CHANGE if row.pk else FigureChange.ADD)
+        for row in formset.deleted_objects:
+            self._propose(request, row, FigureChange.DELETE)
+
+    def response_add(self, request: HttpRequest, obj: Any, post_url_continue: Any = None):
+        if obj.pk is None:  # waiting: there is no row to show yet
+            return HttpResponseRedirect(reverse("admin:decider_figurechange_changelist"))
+        return super().response_add(request, obj, post_url_continue)
+
+    def response_delete(self, request: HttpRequest, obj_display: str, obj_id: Any):
+        if getattr(request, "_figure_waiting", False):
+            return HttpResponseRedirect(reverse("admin:decider_figurechange_changelist"))
+        return super().response_delete(request, obj_display, obj_id)
+
+    def log_addition(self, request: HttpRequest, obj: Any, message: Any):
+        if obj.pk is None:
+            return None  # nothing was added yet: the figure change records it
+        return super().log_addition(request, obj, message)
+
+    def log_deletion(self, request: HttpRequest, obj: Any, object_repr: str):
+        if getattr(request, "_figure_waiting", False):
+            return None
+        return super().log_deletion(request, obj, object_repr)
+
+
+@admin.register(FigureChange)
+class FigureChangeAdmin(admin.ModelAdmin):
+    """Changes to the live figures: waiting ones to publish or discard, and the record of
+    who proposed and who published each."""
+
+    list_display = [
+        "summary",
+        "state",
+        "proposed_by",
+        "proposed_at",
+        "published_by",
+        "published_at",
+    ]
+    list_filter = ["state", "model", "action"]
+    search_fields = ["summary"]
+    actions = ["publish_changes", "discard_changes"]
+    readonly_fields = [
+        "summary",
+        "model",
+        "object_id",
+        "action",
+        "values",
+        "before",
+        "state",
+        "proposed_by",
+        "proposed_at",
+        "published_by",
+        "published_at",
+    ]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # changes are made where the figures are edited
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False  # the record of who published what stays
+
+    def has_publish_permission(self, request: HttpRequest) -> bool:
+        return request.user.has_perm(figure_changes.PUBLISH_RIGHT)
+
+    def has_discard_permission(self, request: HttpRequest) -> bool:
+        return request.user.is_active and request.user.is_staff
+
+    @admin.action(description=_("Publish the selected changes"), permissions=["publish"])
+    def publish_changes(self, request: HttpRequest, queryset: QuerySet) -> None:
+        done = 0
+        for change in queryset.filter(state=FigureChange.WAITING).order_by("proposed_at"):
+            try:
+                figure_changes.change_publish(change, user=request.user)
+            except figure_changes.ChangeRefused as refused:
+                self.message_user(request, f"{change.summary}: {refused}", messages.ERROR)
+            else:
+                done += 1
+        if done:
+            self.message_user(
+                request,
+                ngettext(
+                    "%(count)d change published: new assessments are scored with it.",
+                    "%(count)d changes published: new assessments are scored with them.",
+                    done,
+                )
+                % {"count": done},
+            )
+
+    @admin.action(description=_("Discard the selected changes"), permissions=["discard"])
+    def discard_changes(self, request: HttpRequest, queryset: QuerySet) -> None:
+        for change in queryset.filter(state=FigureChange.WAITING):
+            try:
+                figure_changes.change_discard(change, user=request.user)
+            except figure_changes.ChangeRefused as refused:
+                self.message_user(request, f"{change.summary}: {refused}", messages.ERROR)
+
+
 @admin.register(Assumption)
-class AssumptionAdmin(HistoryAdmin):
+class AssumptionAdmin(LiveFigureAdmin):
     """Editable: saved assessments keep the figures they were scored with; history records it."""
 
     form = AssumptionForm
@@ -1040,7 +1193,7 @@ class ProviderForm(forms.ModelForm):
 
 
 @admin.register(Provider)
-class ProviderAdmin(HistoryAdmin):
+class ProviderAdmin(LiveFigureAdmin):
     """Providers and their list prices. Editable: a saved assessment keeps the prices it was
     scored with (its result pins them); the history records each change."""
 
@@ -1059,7 +1212,7 @@ class ProviderAdmin(HistoryAdmin):
 
 
 @admin.register(ProviderPrice)
-class ProviderPriceAdmin(HistoryAdmin):
+class ProviderPriceAdmin(LiveFigureAdmin):
     form = ProviderPriceForm
     list_display = ["provider", "name", "gpu_model", "value", "as_of"]
     list_editable = ["value"]
@@ -1072,7 +1225,7 @@ class ProviderPriceAdmin(HistoryAdmin):
 
 
 @admin.register(TokenPrice)
-class TokenPriceAdmin(HistoryAdmin):
+class TokenPriceAdmin(LiveFigureAdmin):
     """Hosted models' list prices per million tokens (issue 36). Editable: the next assessment
     scored reads them; a saved one keeps the price it was scored with (its result pins it);
     the history records each change. How fast they fall is the cost figure

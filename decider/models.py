@@ -518,6 +518,45 @@ def view_token_unseal(sealed: str, *, edit_token: str) -> str:
     return _xor(raw, _pad(edit_token, nonce, len(raw))).decode()
 
 
+SESSION_SEAL_PREFIX = "s1$"
+
+
+def session_seal(token: str) -> str:
+    """A link token as a browser's session keeps it (issue 49): encrypted with a key only
+    the server has (from SECRET_KEY), so the signed cookie, readable in base64, lists no
+    working link. A fresh nonce per seal; the pad is HMAC-SHA256 blocks of the key."""
+    raw = token.encode()
+    nonce = secrets.token_bytes(_NONCE_BYTES)
+    sealed = nonce + _xor(raw, _session_pad(nonce, len(raw)))
+    return SESSION_SEAL_PREFIX + base64.urlsafe_b64encode(sealed).decode().rstrip("=")
+
+
+def session_unseal(sealed: str) -> str | None:
+    """The token `session_seal` sealed; a plain token kept before sealing is read as it is;
+    None for anything else (a cookie signed with another key cannot get here)."""
+    if not sealed.startswith(SESSION_SEAL_PREFIX):
+        return sealed
+    data = sealed.removeprefix(SESSION_SEAL_PREFIX)
+    try:
+        data_bytes = base64.urlsafe_b64decode(data + "=" * (-len(data) % 4))
+        nonce, raw = data_bytes[:_NONCE_BYTES], data_bytes[_NONCE_BYTES:]
+        return _xor(raw, _session_pad(nonce, len(raw))).decode()
+    except (ValueError, UnicodeDecodeError):
+        return None
+
+
+def _session_pad(nonce: bytes, length: int) -> bytes:
+    key = hmac.new(settings.SECRET_KEY.encode(), b"decider-session-links", hashlib.sha256)
+    blocks = b""
+    counter = 0
+    while len(blocks) < length:
+        block = key.copy()
+        block.update(nonce + counter.to_bytes(4, "big"))
+        blocks += block.digest()
+        counter += 1
+    return blocks[:length]
+
+
 # What one link change reads and writes back, all together or not at all.
 LINK_FIELDS = ("edit_hash", "view_hash", "view_sealed")
 
@@ -796,3 +835,66 @@ class ImpactPreview(models.Model):
 
     def __str__(self) -> str:
         return f"impact preview of {self.ruleset} ({self.state})"
+
+
+class FigureChange(models.Model):
+    """A change to a live figure (a price set's figure, a provider, a provider's price, a
+    per-token price), made current only by someone with the right to publish (issue 49).
+
+    Live figures apply to the next assessment scored, as a published rule set does, so they
+    change as rule sets do: an edit in the admin by someone without the publish right (or,
+    under a second pair of eyes, by anyone) waits here, the live row untouched, until a
+    publisher other than its author makes it current (decider/figure_changes.py). `values`:
+    the fields it sets (every field of a row it adds); `before`: the row's fields when it was
+    proposed, so that a change made stale by another is refused rather than applied over it.
+    """
+
+    WAITING, PUBLISHED, DISCARDED = "waiting", "published", "discarded"
+    ADD, CHANGE, DELETE = "add", "change", "delete"
+    MODELS = ("assumption", "provider", "providerprice", "tokenprice")
+
+    model = models.CharField(_("what"), max_length=20, choices=[(m, m) for m in MODELS])
+    object_id = models.PositiveIntegerField(_("row"), null=True, blank=True)
+    action = models.CharField(
+        _("action"),
+        max_length=10,
+        choices=[(ADD, _("add")), (CHANGE, _("change")), (DELETE, _("delete"))],
+    )
+    values = models.JSONField(_("new values"), default=dict, blank=True)
+    before = models.JSONField(_("values before"), default=dict, blank=True)
+    summary = models.CharField(_("change"), max_length=300, blank=True)
+    state = models.CharField(
+        _("state"),
+        max_length=10,
+        default=WAITING,
+        choices=[
+            (WAITING, _("waiting for a publisher")),
+            (PUBLISHED, _("published")),
+            (DISCARDED, _("discarded")),
+        ],
+    )
+    proposed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        related_name="+",
+        verbose_name=_("proposed by"),
+    )
+    proposed_at = models.DateTimeField(_("proposed at"), default=timezone.now)
+    published_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("published by"),
+    )
+    published_at = models.DateTimeField(_("published at"), null=True, blank=True)
+
+    class Meta:
+        ordering = ["-proposed_at"]
+        verbose_name = _("figure change")
+        verbose_name_plural = _("figure changes")
+
+    def __str__(self) -> str:
+        return self.summary or f"{self.action} {self.model} {self.object_id or ''}".strip()

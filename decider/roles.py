@@ -2,9 +2,10 @@
 and keeps up to date: who drafts rule sets, who publishes them, who only looks.
 
 A rule set decides every new assessment only once it is published, so drafting and
-publishing are separate rights (`decider.publish_ruleset`). Cost figures, provider prices
-and per-token prices are not drafted: a change to one applies to the next assessment scored, as publishing does,
-so changing them is a publisher's right too. Give an account `is_staff` and one group.
+publishing are separate rights (`decider.publish_ruleset`). Cost figures, providers, their
+prices and per-token prices apply to the next assessment scored, as publishing does, so they
+change the same way (issue 49, decider/figure_changes.py): an editor's edit waits as a
+figure change until a publisher makes it current. Give an account `is_staff` and one group.
 """
 
 from __future__ import annotations
@@ -32,17 +33,20 @@ def _changes(models: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(f"{verb}_{model}" for model in models for verb in ("add", "change", "delete"))
 
 
-EDITING = _changes(DRAFTED)
+# Changing a live figure proposes a change (a FigureChange); publishing it is the right below.
+EDITING = (*_changes(DRAFTED), *_changes(LIVE))
 ROLES = (
     Role(
         name="editors",
         title=Text(en="Editors", zh="编辑"),
         description=Text(
             en="Make and edit draft rule sets (criteria, weights, answer options, "
-            "constraints), import them as drafts and preview their impact. They cannot "
-            "publish, nor change the live cost figures and provider prices.",
+            "constraints), import them as drafts and preview their impact; propose changes "
+            "to the cost figures, providers and prices. They cannot publish either: the "
+            "live figures stay as they are until a publisher makes a change current.",
             zh="创建和编辑规则集草稿（评估项、权重、答案选项、约束），以草稿形式导入，"
-            "并预览其影响。不能发布，也不能修改正在生效的成本数据和云厂商价格。",
+            "并预览其影响；可提出对成本数据、云厂商和价格的修改。两者都不能发布："
+            "在发布者使修改生效之前，正在生效的数据保持不变。",
         ),
         may=EDITING,
     ),
@@ -50,12 +54,13 @@ ROLES = (
         name="publishers",
         title=Text(en="Publishers", zh="发布者"),
         description=Text(
-            en="Everything editors do, and publish a draft after its impact preview; "
-            "change the cost figures and provider prices, which apply at once.",
-            zh="拥有编辑的全部权限，并可在查看影响预览后发布草稿；"
-            "可修改立即生效的成本数据和云厂商价格。",
+            en="Everything editors do, and publish a draft after its impact preview; make "
+            "proposed changes to the cost figures and prices current (never their own when "
+            "a second pair of eyes is required; without it, their own edits apply at once).",
+            zh="拥有编辑的全部权限，并可在查看影响预览后发布草稿；可使他人提出的成本数据和"
+            "价格修改生效（要求双人复核时不能发布自己的修改；不要求时，自己的修改立即生效）。",
         ),
-        may=(*EDITING, "publish_ruleset", *_changes(LIVE)),
+        may=(*EDITING, "publish_ruleset"),
     ),
     Role(
         name="viewers",

@@ -49,11 +49,14 @@ from decider.forms import (
 )
 from decider.models import (
     NAME_MAX_LENGTH,
+    SESSION_SEAL_PREFIX,
     Assessment,
     Assumption,
     LinksChanged,
     RuleSet,
     figures_of,
+    session_seal,
+    session_unseal,
     token_hash,
 )
 from decider.personas import PRESETS
@@ -143,26 +146,44 @@ def shared_page(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse
 
 
 def _remember(request: HttpRequest, token: str, *, kind: str = "edit") -> None:
-    entry = f"{kind}:{token}"
-    recent = request.session.get("recent", [])
-    if recent[:1] == [entry]:
+    entries = _recent_entries(request)
+    if entries[:1] == [(kind, token)]:
         return  # first already: the session cookie need not be signed and sent again
-    request.session["recent"] = [entry, *(e for e in recent if e != entry)][:RECENT_LIMIT]
+    kept = [(kind, token), *(e for e in entries if e != (kind, token))][:RECENT_LIMIT]
+    _keep_recent(request, kept)
 
 
 def _forget(request: HttpRequest, token: str, *, kind: str) -> None:
-    entry = f"{kind}:{token}"
-    request.session["recent"] = [e for e in request.session.get("recent", []) if e != entry]
+    _keep_recent(request, [e for e in _recent_entries(request) if e != (kind, token)])
+
+
+def _recent_entries(request: HttpRequest) -> list[tuple[str, str]]:
+    """This browser's links, newest first, as (kind, token): the session keeps each sealed
+    (models.session_seal), so its cookie, readable in base64, names no working link."""
+    entries = []
+    for entry in request.session.get("recent", []):
+        kind, _colon, sealed = str(entry).partition(":")
+        token = session_unseal(sealed)
+        if kind in ("edit", "view") and token:
+            entries.append((kind, token))
+    return entries
+
+
+def _keep_recent(request: HttpRequest, entries: list[tuple[str, str]]) -> None:
+    request.session["recent"] = [f"{kind}:{session_seal(token)}" for kind, token in entries]
 
 
 def _recent(request: HttpRequest) -> list[dict[str, Any]]:
     """The assessments behind this browser's links; revoked links drop out."""
+    entries = _recent_entries(request)
     if legacy := request.session.pop("assessments", None):  # edit tokens, before "recent"
-        request.session["recent"] = [
-            *request.session.get("recent", []),
-            *(f"edit:{token}" for token in legacy),
-        ][:RECENT_LIMIT]
-    entries = [e.split(":", 1) for e in request.session.get("recent", [])]
+        entries = [*entries, *(("edit", token) for token in legacy)][:RECENT_LIMIT]
+        _keep_recent(request, entries)
+    if any(
+        not str(e).partition(":")[2].startswith(SESSION_SEAL_PREFIX)
+        for e in request.session.get("recent", [])
+    ):
+        _keep_recent(request, entries)  # kept plain before issue 49: sealed from now on
     hashes = {kind: [token_hash(t) for k, t in entries if k == kind] for kind in ("edit", "view")}
     by_edit = _by_hash("edit_hash", hashes["edit"])
     by_view = _by_hash("view_hash", hashes["view"])
@@ -188,7 +209,7 @@ def _recent(request: HttpRequest) -> list[dict[str, Any]]:
             }
         )
     if len(found) < len(entries):
-        request.session["recent"] = [f"{e['kind']}:{e['token']}" for e in found]
+        _keep_recent(request, [(str(e["kind"]), str(e["token"])) for e in found])
     return found
 
 

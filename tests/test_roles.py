@@ -81,9 +81,9 @@ def test_load_defaults_makes_the_three_groups_on_a_fresh_database(db):
     }
     assert "publish_ruleset" in perms["publishers"] and "publish_ruleset" not in perms["editors"]
     assert {"add_ruleset", "change_criterion", "change_option"} <= perms["editors"]
-    assert (
-        "change_assumption" in perms["publishers"] and "change_assumption" not in perms["editors"]
-    )
+    # Both may change a live figure: an editor's change waits for a publisher (issue 49).
+    assert {"change_assumption", "add_tokenprice"} <= perms["editors"] & perms["publishers"]
+    assert "view_figurechange" in perms["viewers"]
     assert all(codename.startswith("view_") for codename in perms["viewers"])
     assert {"view_ruleset", "view_assessment", "view_assumption"} <= perms["viewers"]
 

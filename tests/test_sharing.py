@@ -471,3 +471,33 @@ def test_csrf_protection_stays_on_in_every_configuration():
 
     middleware = [import_string(path) for path in settings.MIDDLEWARE]
     assert any(issubclass(m, CsrfViewMiddleware) for m in middleware if isinstance(m, type))
+
+
+def test_the_session_cookie_names_no_working_link(client, shared):
+    """Issue 49: the signed cookie listed every link the browser opened, readable in base64."""
+    import base64
+    import zlib
+
+    _assessment, edit, view = shared
+    client.get(reverse("decider-result", args=[edit]))
+    client.get(reverse("decider-view", args=[view]))
+    cookie = client.cookies[settings.SESSION_COOKIE_NAME].value
+    payload = cookie.split(":", 1)[0]
+    compressed = payload.startswith(".")
+    raw = base64.urlsafe_b64decode(payload.lstrip(".") + "=" * (-len(payload.lstrip(".")) % 4))
+    readable = (zlib.decompress(raw) if compressed else raw).decode()
+    assert "recent" in readable
+    assert edit not in readable and view not in readable
+    # The list still works from it (the newest link of the one assessment).
+    page = client.get(reverse("decider-mine")).content.decode()
+    assert reverse("decider-view", args=[view]) in page
+
+
+def test_links_kept_plain_before_they_were_sealed_still_show(client, shared):
+    _assessment, edit, _view = shared
+    session = client.session
+    session["recent"] = [f"edit:{edit}"]  # as kept before issue 49
+    session.save()
+    client.cookies[settings.SESSION_COOKIE_NAME] = session.session_key
+    assert "Board pack 2027" in client.get(reverse("decider-mine")).content.decode()
+    assert edit not in str(client.session["recent"])  # sealed once read
