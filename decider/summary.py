@@ -16,7 +16,6 @@ from django.utils.translation import get_language, gettext_noop, ngettext
 from django.utils.translation import gettext as _
 
 from decider.engine import scoring
-from decider.engine.costs import HOURS_PER_MONTH
 from decider.engine.figures import FIGURES
 from decider.engine.outcomes import COST_OPTIONS, cost_option_label, outcome_name
 from decider.engine.questionnaire import GPU_MODELS
@@ -61,9 +60,9 @@ def option_figures(
     """Each cost option's figures; `compared`: the outcomes the verdict weighed, when not the
     tables' own (demand that grows: the plan's, engine/verdict.py)."""
     weighed = costs["options_compared"] if compared is None else compared
-    months = costs["horizon_months"]
-    demand = costs["demand"]
-    useful_hours = demand["peak_gpus"] * demand["utilization_pct"] / 100 * HOURS_PER_MONTH * months
+    # Each total over the GPU-hours of work of the same months (as the demand grows, if it
+    # does): never a grown total over today's hours.
+    useful_hours = costs["useful_gpu_hours"]
     rows = []
     for key in COST_OPTIONS:
         lines = costs["breakdown"][key]
@@ -600,8 +599,9 @@ def constraint_cost_sentence(found: Mapping[str, Any] | None, currency: str) -> 
     if not found:
         return None
     return _(
-        "%(constraint)s That rules out %(outcome)s, which would cost %(amount)s (%(pct)s) less "
-        "than %(instead)s over %(months)s months in present value."
+        "%(constraint)s That rules out %(outcome)s, which would cost %(amount)s less than "
+        "%(instead)s over %(months)s months in present value: %(pct)s of what %(instead)s "
+        "costs."
     ) % {
         "constraint": found["constraint"],
         "outcome": outcome_name(found["outcome"]),

@@ -1044,19 +1044,31 @@ def _priced_by(option: str, answers: CostAnswers, costs: Mapping[str, Any]) -> l
     return ["gpu_hour_on_demand"]
 
 
+def useful_gpu_hours(answers: CostAnswers, base: np.ndarray, peak: np.ndarray) -> float:
+    """The GPU-hours of work done in months 1..N of a demand path (`base` and `peak` per
+    month, index 0 the month before any work): the base all the time, the peak for its share
+    of it, as the month model serves them (months._running_lines)."""
+    share = answers.demand.peak_share
+    mean = (1 - share) * np.asarray(base)[1:] + share * np.asarray(peak)[1:]
+    return round(float(mean.sum()) * HOURS_PER_MONTH, 2)
+
+
 def costs_over_future(
     costs: Mapping[str, Any],
     lines_by_option: Mapping[str, Mapping[str, np.ndarray]],
     *,
     figures: Mapping[str, Figure],
     answers: CostAnswers,
+    useful_hours: float,
     currency: str = "USD",
 ) -> dict[str, Any]:
     """The cost section over a future whose demand grows: each option's monthly lines as the
     plan in stages prices that future (engine/stages.py, option_lines), in place of today's
     demand held, for every figure read off the cash flow (totals, present values, yearly,
-    breakdown, break-even, the ranking and the verdict). The analyses of today's demand
-    (the cost per useful hour, the hybrid curve, the sensitivity) stay as they are."""
+    breakdown, break-even, the ranking and the verdict), and the GPU-hours of work the same
+    months do (`useful_hours`, useful_gpu_hours of that future), which each total is spread
+    over. The analyses of today's demand (the cost per useful hour by utilization, the hybrid
+    curve, the sensitivity) stay as they are."""
     params = figures_values(figures)
     rate = _rate(params, answers, currency)
 
@@ -1086,6 +1098,7 @@ def costs_over_future(
         "cheapest_gap_pct": None if gap is None else round(gap, 2),
         "verdict_gap_pct": None if gap is None else round(gap, 2),
         "demand_grows": True,
+        "useful_gpu_hours": useful_hours,
     }
     grown["cheapest_cloud_mode"] = min(CLOUD_OPTIONS, key=grown["totals"].__getitem__)
     grown["verdict"] = cost_verdict(grown)
@@ -1174,6 +1187,9 @@ def _demand_facts(
             "peak_share_pct": round(demand.peak_share * 100, 2),
             "utilization_pct": round(demand.utilization * 100, 2),
         },
+        # The GPU-hours of work done over the horizon: what a total is spread over to give
+        # its cost per useful GPU-hour (the same months the total adds up).
+        "useful_gpu_hours": round(demand.mean * HOURS_PER_MONTH * answers.horizon_months, 2),
         "hybrid_owned_gpus": hybrid.owned,
         "hybrid_committed_gpus": hybrid.committed,
         "hybrid_reduces_to": _hybrid_mix(answers, hybrid),

@@ -473,8 +473,15 @@ def answers_costs(
     if future.grows and (
         lines := stages.future_lines(answers=cost_in, figures=figures, future=future)
     ):
+        demand = cost_in.demand
+        base, peak = future.demand(demand.base, float(demand.peak), cost_in.horizon_months)
         computed = costs.costs_over_future(
-            computed, lines, figures=figures, answers=cost_in, currency=currency
+            computed,
+            lines,
+            figures=figures,
+            answers=cost_in,
+            useful_hours=costs.useful_gpu_hours(cost_in, base, peak),
+            currency=currency,
         )
     rate = markets.currency_rate(
         figures_values(figures), prices_in=cost_in.prices_in, shown_in=currency

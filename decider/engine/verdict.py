@@ -256,6 +256,7 @@ def extra_cost(
         "cheapest": cheapest,
         "amount": round(amount, 2),
         "pct": round(amount / float(present[cheapest]) * 100, 1) if present[cheapest] else None,
+        "pct_of": cheapest,  # the base of the share: "… more than the cheapest"
         "currency": costs["currency"],
         "horizon_months": costs["horizon_months"],
         "answers": _carriers(result.contributions, headline, cheapest, overriding),
@@ -318,9 +319,10 @@ def constraint_cost(
         "outcome": cheapest_out,
         "instead": instead,
         "amount": round(amount, 2),
-        "pct": round(amount / float(present[cheapest_out]) * 100, 1)
-        if present[cheapest_out]
-        else None,
+        # A share of what the constraints leave (`instead`), the amount it would cost less:
+        # on its own base it stays under 100 % ("121 % less" once read of the other's).
+        "pct": round(amount / float(present[instead]) * 100, 1) if present[instead] else None,
+        "pct_of": instead,
         "currency": costs["currency"],
         "horizon_months": costs["horizon_months"],
         "reason": result.excluded[cheapest_out].as_dict(),
