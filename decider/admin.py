@@ -1026,6 +1026,13 @@ class LiveFigureAdmin(HistoryAdmin):
         for row in formset.deleted_objects:
             self._propose(request, row, FigureChange.DELETE)
 
+    def message_user(self, request: HttpRequest, message: Any, *args: Any, **kwargs: Any) -> None:
+        # Django's "… was changed successfully." would contradict the change that waits.
+        level = args[0] if args else kwargs.get("level", messages.INFO)
+        if getattr(request, "_figure_waiting", False) and level == messages.SUCCESS:
+            return
+        super().message_user(request, message, *args, **kwargs)
+
     def response_add(self, request: HttpRequest, obj: Any, post_url_continue: Any = None):
         if obj.pk is None:  # waiting: there is no row to show yet
             return HttpResponseRedirect(reverse("admin:decider_figurechange_changelist"))

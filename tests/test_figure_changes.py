@@ -71,6 +71,7 @@ def test_a_change_without_the_publish_right_waits_and_scores_nothing(client, peo
     before = _server_price().value
     page = _propose_server_price(_as(client, people["carl"]), "2")
     assert "waiting for a publisher" in page.content.decode()
+    assert "was changed successfully" not in page.content.decode()
     assert _server_price().value == before
     (change,) = FigureChange.objects.all()
     assert (change.state, change.action, change.proposed_by) == (
