@@ -122,6 +122,13 @@ def varied_answers(rng: random.Random) -> dict[str, Any]:
     return answers
 
 
+def migrate_to(executor, target: str):
+    """Migrate the decider app to `target` (a migration's name); its apps at that state."""
+    executor.loader.build_graph()
+    executor.migrate([("decider", target)])
+    return executor.loader.project_state(("decider", target)).apps
+
+
 # --- the cost model's inputs -------------------------------------------------------
 
 

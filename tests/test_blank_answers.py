@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from decider.engine import questionnaire
 from decider.models import Assessment, token_hash
 from tests.examples import examples
-from tests.factories import STEP_POSTS, make_answers
+from tests.factories import STEP_POSTS, make_answers, migrate_to
 
 pytestmark = pytest.mark.django_db
 
@@ -210,18 +210,12 @@ def test_workloads_with_their_own_pooled_demand_are_taken_as_saved(client, rules
 # --- the data migration ----------------------------------------------------------------
 
 
-def _migrate(executor, target):
-    executor.loader.build_graph()
-    executor.migrate([("decider", target)])
-    return executor.loader.project_state(("decider", target)).apps
-
-
 @pytest.mark.django_db(transaction=True)
 def test_the_migration_takes_out_the_blanks_saved_before_and_nothing_else():
     executor = MigrationExecutor(connection)
     latest = executor.loader.graph.leaf_nodes("decider")[0][1]
     try:
-        apps = _migrate(executor, "0018_token_prices")
+        apps = migrate_to(executor, "0018_token_prices")
         Old = apps.get_model("decider", "Assessment")
         blank = make_answers("startup", market="", count_existing_team="", cloud_provider="")
         blank["costs"] = {"gpu_hour_on_demand": 2.5}
@@ -229,11 +223,11 @@ def test_the_migration_takes_out_the_blanks_saved_before_and_nothing_else():
         clean = Old.objects.create(edit_hash=token_hash("e2"), answers=make_answers("growth"))
         before = {row.pk: row.updated_at for row in Old.objects.all()}
 
-        apps = _migrate(executor, "0019_answers_without_blanks")
+        apps = migrate_to(executor, "0019_answers_without_blanks")
         New = apps.get_model("decider", "Assessment")
         rows = {row.pk: row for row in New.objects.all()}
     finally:
-        _migrate(executor, latest)
+        migrate_to(executor, latest)
     expected = make_answers("startup") | {"costs": {"gpu_hour_on_demand": 2.5}}
     assert rows[mended.pk].answers == expected
     assert rows[mended.pk].revision == 7

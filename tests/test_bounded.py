@@ -20,12 +20,13 @@ from hypothesis import strategies as st
 from decider import services
 from decider.budget import TooSlow, time_budget
 from decider.engine import costs, months
-from decider.engine.figures import FIGURE_NAMES, FIGURES
+from decider.engine.figures import FIGURE_NAMES
 from decider.engine.questionnaire import answers_validate
 from decider.engine.workloads import MAX_WORKLOADS
 from decider.models import Assessment
 from tests.examples import examples
-from tests.factories import make_answers, make_assessment
+from tests.factories import make_answers, make_assessment, migrate_to
+from tests.test_fuzz import _bounds
 
 pytestmark = pytest.mark.django_db
 
@@ -83,12 +84,6 @@ def test_the_budget_step_refuses_it_next_to_the_field(client, rules, typed, word
     assert "costs" not in assessment.answers
 
 
-def _migrate(executor, target):
-    executor.loader.build_graph()
-    executor.migrate([("decider", target)])
-    return executor.loader.project_state(("decider", target)).apps
-
-
 @pytest.mark.django_db(transaction=True)
 def test_a_period_saved_before_the_bound_is_mended_and_opens_again(client):
     """Saved before the bound (it used to answer 500 after 60 s, for good): the nearest
@@ -104,7 +99,7 @@ def test_a_period_saved_before_the_bound_is_mended_and_opens_again(client):
     latest = executor.loader.graph.leaf_nodes("decider")[0][1]
     saved = {}
     try:
-        apps = _migrate(executor, "0019_answers_without_blanks")
+        apps = migrate_to(executor, "0019_answers_without_blanks")
         Old = apps.get_model("decider", "Assessment")
         for n, years in enumerate([4.9e-324, 0.00001, 4.1, 5, 25]):
             answers = make_answers("research_lab", costs={"depreciation_years": years})
@@ -112,9 +107,9 @@ def test_a_period_saved_before_the_bound_is_mended_and_opens_again(client):
                 edit_hash=token_hash(f"edit-link-{n:08}"), answers=answers, revision=3
             )
             saved[row.pk] = years
-        _migrate(executor, "0020_depreciation_in_whole_months")
+        migrate_to(executor, "0020_depreciation_in_whole_months")
     finally:
-        _migrate(executor, latest)
+        migrate_to(executor, latest)
     mended = {
         saved[row.pk]: (row.answers["costs"]["depreciation_years"], row.revision)
         for row in Assessment.objects.filter(pk__in=saved)
@@ -144,11 +139,6 @@ def test_a_life_of_0_means_never_replaced():
 
 
 # --- the validator's extremes ------------------------------------------------------------
-
-
-def _bounds(name):
-    spec = FIGURES[name]
-    return st.sampled_from([spec.min, spec.max])
 
 
 def _workloads(count: int) -> list[dict]:

@@ -13,6 +13,7 @@ from django.db.migrations.executor import MigrationExecutor
 from django.urls import reverse
 
 from decider.models import token_hash
+from tests.factories import migrate_to
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -155,12 +156,6 @@ def test_make_run_asks_for_debug():
 # --- migrations -----------------------------------------------------------------------
 
 
-def _migrate(executor, target):
-    executor.loader.build_graph()
-    executor.migrate([("decider", target)])
-    return executor.loader.project_state(("decider", target)).apps
-
-
 @pytest.mark.django_db(transaction=True)
 def test_every_migration_reverses_over_the_shipped_figures_and_their_history():
     """`migrate decider 0001` on a database as `make run` leaves it, and back up again."""
@@ -172,16 +167,16 @@ def test_every_migration_reverses_over_the_shipped_figures_and_their_history():
     executor = MigrationExecutor(connection)
     latest = executor.loader.graph.leaf_nodes("decider")[0][1]
     try:
-        apps = _migrate(executor, "0008_view_seal_nonce")
+        apps = migrate_to(executor, "0008_view_seal_nonce")
         # The units that moved into the code come back into their columns.
         Assumption = apps.get_model("decider", "Assumption")
         units = dict(Assumption.objects.values_list("name", "unit"))
         assert units["server_price"] == "USD per node" and "" not in units.values(), [
             k for k, v in units.items() if not v
         ]
-        _migrate(executor, "0001_initial")
+        migrate_to(executor, "0001_initial")
     finally:
-        _migrate(executor, latest)
+        migrate_to(executor, latest)
     # The global price set survives the way back; the others had no place there and come
     # back with load_defaults, as on a deployment.
     assert Figures.objects.filter(market="global").count() == shipped_global > 0
@@ -196,19 +191,19 @@ def test_migration_0002_reverses_after_a_view_link_was_revoked():
     executor = MigrationExecutor(connection)
     latest = executor.loader.graph.leaf_nodes("decider")[0][1]
     try:
-        apps = _migrate(executor, "0002_assessment_links_and_pdfs")
+        apps = migrate_to(executor, "0002_assessment_links_and_pdfs")
         Assessment = apps.get_model("decider", "Assessment")
         revoked = Assessment.objects.create(edit_hash=token_hash("edit"), view_hash=None)
         kept = Assessment.objects.create(edit_hash=token_hash("e2"), view_hash=token_hash("v2"))
 
-        apps = _migrate(executor, "0001_initial")
+        apps = migrate_to(executor, "0001_initial")
         Assessment = apps.get_model("decider", "Assessment")
         rows = dict(Assessment.objects.values_list("pk", "view_hash"))
         # A hash of a token nobody has: the link stays revoked under the old schema.
         assert len(rows[revoked.pk]) == 64 and rows[revoked.pk] != token_hash("edit")
         assert rows[kept.pk] == token_hash("v2")
     finally:
-        _migrate(executor, latest)
+        migrate_to(executor, latest)
 
 
 # --- backup and restore ---------------------------------------------------------------
