@@ -244,7 +244,9 @@ def ruleset_import(
     if check:
         problems = document_problems(document)
         if problems:
-            log.warning("rule set refused: %d problems, first: %s", len(problems), problems[0])
+            log.warning(
+                "rule set refused: %d problems, first: %s", len(problems), _logged(problems[0])
+            )
             raise RuleSetProblems(problems)
     if version is None:
         version = RuleSet.next_version()
@@ -516,7 +518,9 @@ def rulesets_import(
             ]
         problems += found
     if problems:
-        log.warning("rule set import refused: %d problems, first: %s", len(problems), problems[0])
+        log.warning(
+            "rule set import refused: %d problems, first: %s", len(problems), _logged(problems[0])
+        )
         raise RuleSetProblems(problems)
     return [
         ruleset_import(
@@ -549,6 +553,12 @@ def publish_refusal(user: Any, ruleset: RuleSet, *, review: bool) -> str | None:
                 "eyes is required here)."
             )
     return None
+
+
+def _logged(problem: object) -> str:
+    """A problem as a log line holds it: an uploader's text cut short, its control
+    characters escaped (a key of 100 KB, or one with a newline, forges no log lines)."""
+    return repr(str(problem)[:200])
 
 
 def no_publish_right() -> str:

@@ -241,3 +241,17 @@ def test_a_growth_year_too_large_for_a_float_is_named(client, rules, tmp_path, c
     assert "growth_years.0" in response.json()["errors"]
     code, err = _decide(tmp_path, capsys, answers)
     assert code == 2 and "growth_years.0: " in err
+
+
+def test_a_refused_import_logs_a_short_line_with_its_controls_escaped(rules, caplog):
+    """An uploader's key of 100 KB, or with a newline, once went into the log as it was."""
+    from decider.engine.ruledocs import RuleSetProblems
+    from decider.models import RuleSet
+    from decider.rulesets import ruleset_export, rulesets_import
+
+    document = ruleset_export(RuleSet.objects.get(version=1))
+    document["criteria"][0]["key"] = "forged\nWARNING admin logged in" + "x" * 100_000
+    with caplog.at_level("WARNING", logger="decider.rulesets"), pytest.raises(RuleSetProblems):
+        rulesets_import([document], publish=False)
+    (line,) = [r.getMessage() for r in caplog.records if "refused" in r.getMessage()]
+    assert "\n" not in line and len(line) < 400
