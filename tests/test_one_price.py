@@ -221,3 +221,15 @@ def test_what_a_constraint_costs_is_a_share_of_what_it_leaves(client, rules):
     assert found["pct"] == round(found["amount"] / present * 100, 1) and found["pct"] < 100
     page = client.get(reverse("decider-result", args=[edit])).content.decode()
     assert f"{round(found['pct'])} % of what {outcome_name(instead)} costs." in page
+
+
+def test_a_workload_decided_alone_keeps_its_data_rule(rules):
+    """Case 6 of issue 50: every workload "decided alone: cloud" though partial residency
+    rules pure cloud out, so pooling was compared with plans the rules forbid."""
+    from tests.test_workloads import THREE, company, decided
+
+    partial = [{**item, "residency": "partial"} for item in THREE]
+    evaluation, plan = decided(company(partial))
+    assert "cloud" in evaluation.result.excluded  # the pool's own rule
+    for workload in plan["workloads"]:
+        assert workload["alone"]["outcome"] != "cloud", workload["name"]

@@ -660,6 +660,10 @@ def _cheapest_allowed(
     }
 
 
+# The residencies under which the shipped constraints rule pure cloud out.
+BINDING_RESIDENCIES = ("partial", "all")
+
+
 def _alone(
     answers: Mapping[str, Any],
     workload: pool.Workload,
@@ -680,7 +684,9 @@ def _alone(
     }
     if workload.growth_pct is not None:
         own["growth_pct"] = workload.growth_pct  # its own; the rest grow at the company's
-    excluded = ["cloud"] if workload.residency == "all" else []
+    # Its data's rule binds it alone as it binds the pool: data that may not leave, all of
+    # it or part, rules pure cloud out (the shipped constraints on `residency`).
+    excluded = ["cloud"] if workload.residency in BINDING_RESIDENCIES else []
     found = _cheapest_allowed(own, _figures_used(own, figures), excluded, currency)
     # How busy a cluster of its own, sized for its peak, would be.
     return found | {"utilization_pct": round(demand.utilization * 100, 1)}
