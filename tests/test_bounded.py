@@ -24,6 +24,7 @@ from decider.engine.figures import FIGURE_NAMES
 from decider.engine.questionnaire import answers_validate
 from decider.engine.workloads import MAX_WORKLOADS
 from decider.models import Assessment
+from tests import test_fuzz as fuzz
 from tests.examples import examples
 from tests.factories import make_answers, make_assessment, migrate_to
 from tests.test_fuzz import _bounds
@@ -150,11 +151,7 @@ def _workloads(count: int) -> list[dict]:
 
 
 EXTREMES = {
-    "gpus": st.sampled_from([1, 100_000]),
-    "horizon_years": st.sampled_from([1, 10]),
-    "dataset_tb": st.sampled_from([0.0, 1_000_000.0]),
-    "ops_fte": st.sampled_from([0.0, 1000.0]),
-    "utilization_pct": st.sampled_from([0.0, 100.0]),
+    **fuzz.EXTREMES,  # the questions' bounds, and those of the growth and the price falls:
     "growth_pct": st.sampled_from([-50.0, 0.0, 1000.0]),
     "cloud_price_fall_pct": st.sampled_from([0.0, 90.0]),
     "hardware_price_fall_pct": st.sampled_from([0.0, 90.0]),

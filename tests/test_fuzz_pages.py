@@ -31,25 +31,16 @@ from decider.models import RuleSet
 from decider.rulesets import ruleset_export
 from tests.examples import examples
 from tests.factories import make_answers, make_assessment
+from tests.test_fuzz import FUZZ
 
 pytestmark = pytest.mark.django_db
 
-profiles.register_profile(
-    "fuzz-pages",
-    max_examples=int(os.environ.get("FUZZ_EXAMPLES", examples(30))),
-    deadline=None,
-    derandomize=True,  # the same cases on every run: a failure in CI reproduces here
-    suppress_health_check=[
-        HealthCheck.function_scoped_fixture,
-        HealthCheck.too_slow,
-        HealthCheck.data_too_large,
-    ],
-)
-profiles.register_profile(
-    "fuzz-pages-explore", parent=profiles.get_profile("fuzz-pages"), derandomize=False
-)
-PAGES_FUZZ = profiles.get_profile(
-    "fuzz-pages-explore" if os.environ.get("HYPOTHESIS_PROFILE") == "explore" else "fuzz-pages"
+# test_fuzz.py's profile (derandomized, explore and long runs too), at this file's budget:
+# every case here posts to a page and may open what it saved.
+PAGES_FUZZ = profiles(
+    parent=FUZZ,
+    max_examples=int(os.environ.get("FUZZ_EXAMPLES", min(FUZZ.max_examples, examples(30)))),
+    suppress_health_check=[*FUZZ.suppress_health_check, HealthCheck.data_too_large],
 )
 
 
