@@ -740,11 +740,11 @@ def _per_hour_summary(pct: float | None, per_hour: dict) -> str:
     }
 
 
-def chart_hybrid(costs: dict, *, recommended: str | None = None) -> Chart:
-    currency = costs["currency"]
-    curve = costs["hybrid_curve"]
-    owned = costs["hybrid_owned_gpus"]
-    peak = curve["owned_gpus"][-1]
+def chart_hybrid(costs: dict, *, recommended: str | None = None) -> Chart | None:
+    """The hybrid's total by the GPUs it owns; None as demand grows (it owns in stages)."""
+    if not (curve := costs["hybrid_curve"]):
+        return None
+    currency, owned, peak = costs["currency"], costs["hybrid_owned_gpus"], curve["owned_gpus"][-1]
     best_total = curve["total"][curve["owned_gpus"].index(owned)]
     width = RECOMMENDED_WIDTH if recommended == "hybrid" else LINE_WIDTH
     traces = [
@@ -785,8 +785,8 @@ def chart_hybrid(costs: dict, *, recommended: str | None = None) -> Chart:
         }
     ]
     pad = max(1, (high - low) * 0.04)
-    summary = _hybrid_summary(owned, peak, _money(best_total, currency), costs["hybrid_reduces_to"])
     title = _("Hybrid cost by number of owned GPUs")
+    summary = _hybrid_summary(owned, peak, _money(best_total, currency), costs["hybrid_reduces_to"])
     figure = _figure(
         traces,
         title=title,
@@ -1133,13 +1133,14 @@ def charts_for(
         chart_cumulative(costs, recommended=recommended, odds=odds),
         *([chart_plan(plan)] if plan else []),
         *(
-            chart(costs, recommended=recommended)
+            drawn
             for chart in (
                 chart_per_hour,
                 chart_hybrid,
                 chart_tornado,
                 chart_breakdown,
             )
+            if (drawn := chart(costs, recommended=recommended)) is not None
         ),
     ]
 

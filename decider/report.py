@@ -410,8 +410,8 @@ def _growth_note(costs: Mapping[str, Any]) -> tuple[str, str] | None:
         "growth",
         _(
             "Demand grows in your answers: these totals price each option over that "
-            "growth, as the plan in stages does. The cost per useful GPU-hour, the "
-            "hybrid curve, the sensitivity and the odds' bands are for today's demand."
+            "growth, as the plan in stages does. The cost per useful GPU-hour by "
+            "utilization, the sensitivity and the odds' bands are for today's demand."
         ),
     )
 

@@ -457,7 +457,7 @@ def basis_sentence(basis: Mapping[str, Any] | None) -> str | None:
     )
     return _(
         "Demand grows in your answers: every option is priced over that future, as a plan "
-        "(present value: %(parts)s); the cost per useful GPU-hour, the hybrid curve and the "
+        "(present value: %(parts)s); the cost per useful GPU-hour by utilization and the "
         "sensitivity below are for today's demand."
     ) % {"parts": parts}
 

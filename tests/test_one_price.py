@@ -106,14 +106,25 @@ def scored(answers: dict[str, Any]) -> tuple[Assessment, str, dict[str, Any]]:
     return assessment, edit, checked
 
 
-# Today every case below quotes at least one option at two prices (issue 50's eight cases).
+# The cases whose odds still price another model than the plans (issue 50, slice 4: the
+# odds at today's demand beside the plan's over the future). The cost section, the plan
+# and the verdict read one priced plan per option in every case.
 TODAY = pytest.mark.xfail(
-    strict=True, reason="issue 50: options priced by several models until the ledger lands"
+    strict=True, reason="issue 50: the odds price today's demand until they draw the plans"
 )
 CASES = the_issue_s_cases()
+ODDS_APART = (
+    "research_lab",
+    "inference",
+    "lab_256_at_85",
+    "startup_16_to_256",
+    "inference_20b_tokens",
+)
 
 
-@pytest.mark.parametrize("case", [pytest.param(name, marks=TODAY) for name in CASES])
+@pytest.mark.parametrize(
+    "case", [pytest.param(name, marks=TODAY if name in ODDS_APART else ()) for name in CASES]
+)
 def test_each_option_is_stated_at_one_price(client, rules, case):
     _assessment, edit, _checked = scored(CASES[case])
     document = client.get(reverse("decider-edit-json", args=[edit])).json()["result"]
@@ -175,9 +186,7 @@ def shown_prices(page: str, where: dict[str, float], currency: str, language: st
 
 
 @pytest.mark.parametrize("language", ["en", "zh-hans"])
-@pytest.mark.parametrize(
-    "case", [pytest.param(name, marks=TODAY) for name in ("lab_256_at_85", "research_lab")]
-)
+@pytest.mark.parametrize("case", ["lab_256_at_85", "research_lab", "startup_16_to_256"])
 def test_the_page_writes_each_option_s_price_one_way(client, rules, case, language):
     _assessment, edit, _checked = scored(CASES[case])
     document = client.get(reverse("decider-edit-json", args=[edit])).json()["result"]

@@ -85,12 +85,12 @@ def test_a_cloud_far_cheaper_in_every_draw_carries_the_headline():
 
 
 def test_owning_far_cheaper_in_every_draw_carries_the_headline_the_other_way():
-    # A startup's answers all lean to the cloud, but it runs 256 GPUs at 90 % for five
-    # years at a hyperscaler's prices.
+    # A startup's answers all lean to the cloud, but it runs 256 GPUs flat out for five
+    # years at a hyperscaler's prices (busy all the time: no bursts a hybrid would rent).
     answers = make_answers(
         "startup",
         gpus=256,
-        utilization_pct=90.0,
+        utilization_pct=100.0,
         demand_shape="steady",
         horizon_years=5,
         residency="none",
@@ -378,7 +378,9 @@ def test_a_faster_fall_of_cloud_prices_lowers_the_cost_section_s_cloud_and_moves
         fast["totals"]["onprem"] < slow["totals"]["onprem"]  # only its cloud bridge falls
     )
     held = evaluate(answers).costs
-    assert held["verdict"].startswith("onprem") and fast["verdict"].startswith("cloud")
+    # Held prices: owning is cheapest (all of the peak, or its base with the bursts rented).
+    assert held["verdict"].startswith(("onprem", "hybrid"))
+    assert fast["verdict"].startswith("cloud")
 
 
 # --- one future for the wait and the next generation (issue 28, case 1) ----------------

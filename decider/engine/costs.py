@@ -700,13 +700,30 @@ def _sensitivity(
     return rows
 
 
-def _per_hour(params: Mapping[str, float], answers: CostAnswers) -> dict[str, list[float | None]]:
-    """Total cost over the horizon per useful GPU-hour, utilization 0..100 % in steps of 5."""
+# The options' totals (no discounting) at a utilization, as another reckoning prices them.
+TotalsAt = Callable[[float], Mapping[str, float]]
+
+
+def _per_hour(
+    params: Mapping[str, float], answers: CostAnswers, totals_at: TotalsAt | None = None
+) -> dict[str, list[float | None]]:
+    """Total cost over the horizon per useful GPU-hour, utilization 0..100 % in steps of 5;
+    `totals_at`: the totals at a utilization (the plan's, stages.totals_at), else today's."""
     curves: dict[str, list[float | None]] = {
         "onprem": [],
         "cloud_on_demand": [],
         "cloud_reserved": [],
     }
+    hours = [
+        answers.gpus * HOURS_PER_MONTH * pct / 100 * answers.horizon_months
+        for pct in UTILIZATION_GRID_PCT
+    ]
+    if totals_at is not None:  # the plan's totals are not linear in it: priced at each
+        for pct, useful_hours in zip(UTILIZATION_GRID_PCT, hours, strict=True):
+            totals = totals_at(pct / 100)
+            for key, values in curves.items():
+                values.append(float(totals[key]) / useful_hours if useful_hours else None)
+        return curves
     # Each total is linear in the utilization between the turns (steady demand: power,
     # bridge and rented hours scale with it, the rest does not), so the turns give the lines,
     # as for the break-even; tests/test_costs.py checks it against pricing every point.
@@ -718,11 +735,9 @@ def _per_hour(params: Mapping[str, float], answers: CostAnswers) -> dict[str, li
         ]
         for key in curves
     }
-    for pct in UTILIZATION_GRID_PCT:
-        utilization = pct / 100
-        useful_hours = answers.gpus * HOURS_PER_MONTH * utilization * answers.horizon_months
+    for pct, useful_hours in zip(UTILIZATION_GRID_PCT, hours, strict=True):
         for key, values in curves.items():
-            total = float(np.interp(utilization, turns, at_turns[key]))
+            total = float(np.interp(pct / 100, turns, at_turns[key]))
             values.append(total / useful_hours if useful_hours else None)
     return curves
 
@@ -987,6 +1002,7 @@ def _per_hour_facts(
     params: Mapping[str, float],
     answers: CostAnswers,
     money: Callable[[float | None], float | None],
+    totals_at: TotalsAt | None = None,
 ) -> dict[str, Any]:
     """The cost per useful GPU-hour at each utilization of the grid. Per useful
     H100-equivalent hour: a slower card is not flattered."""
@@ -997,7 +1013,7 @@ def _per_hour_facts(
             "utilization_pct": list(UTILIZATION_GRID_PCT),
             **{
                 key: [money(None if value is None else value / equivalent) for value in values]
-                for key, values in _per_hour(params, answers).items()
+                for key, values in _per_hour(params, answers, totals_at).items()
             },
         },
     }
@@ -1053,56 +1069,108 @@ def useful_gpu_hours(answers: CostAnswers, base: np.ndarray, peak: np.ndarray) -
     return round(float(mean.sum()) * HOURS_PER_MONTH, 2)
 
 
+@dataclass(frozen=True)
+class OptionPlans:
+    """The cost section's options as the plan prices them (stages.future_lines): each
+    option's monthly lines over the answers' future, held or growing, and what else reads
+    the same plans."""
+
+    lines: Mapping[str, Mapping[str, np.ndarray]]
+    own: tuple[int, ...]  # on-prem's GPUs over the decision months: the peak, when it can
+    hybrid: tuple[int, ...]  # the hybrid's: the search's stages, or the cheapest that owns
+    staged_owns: bool  # whether the search's cheapest plan owns any (else: the cloud's mix)
+    # The hybrid's total per level owned throughout (its own level among them), and the
+    # totals at another utilization: the hybrid curve and the cost per useful GPU-hour by
+    # utilization while demand is held.
+    curve: tuple[tuple[int, float], ...] = ()
+    totals_at: TotalsAt | None = None
+
+
 def costs_over_future(
     costs: Mapping[str, Any],
-    lines_by_option: Mapping[str, Mapping[str, np.ndarray]],
+    planned: OptionPlans,
     *,
     figures: Mapping[str, Figure],
     answers: CostAnswers,
     useful_hours: float,
+    grows: bool,
     currency: str = "USD",
 ) -> dict[str, Any]:
-    """The cost section over a future whose demand grows: each option's monthly lines as the
-    plan in stages prices that future (engine/stages.py, option_lines), in place of today's
-    demand held, for every figure read off the cash flow (totals, present values, yearly,
-    breakdown, break-even, the ranking and the verdict), and the GPU-hours of work the same
-    months do (`useful_hours`, useful_gpu_hours of that future), which each total is spread
-    over. The analyses of today's demand (the cost per useful hour by utilization, the hybrid
-    curve, the sensitivity) stay as they are."""
+    """The cost section as the plan prices it (`planned`), for every figure read off the
+    cash flow (totals, present values, yearly, breakdown, break-even, the ranking and the
+    verdict), with the GPU-hours of work the same months do (`useful_hours`), which each
+    total is spread over. As demand grows, no one level stands for the hybrid (no curve),
+    and the per-hour curves and the sensitivity are today's demand's."""
     params = figures_values(figures)
     rate = _rate(params, answers, currency)
 
     def money(value: float | None) -> float | None:
         return None if value is None else round(float(value) * rate, 2)
 
-    frame = amounts_frame({option: lines_by_option[option] for option in OPTIONS})
+    frame = amounts_frame({option: planned.lines[option] for option in OPTIONS})
     monthly = by_option(frame)
     present = {
         option: money(v) for option, v in present_values(monthly, params["discount_rate"]).items()
     }
-    compared = _compared(answers, None)  # a hybrid that owns nothing today may as it grows
+    reduces_to = _levels_mix(planned)
+    # A hybrid that owns nothing today may own as demand grows: weighed as a choice then.
+    compared = _compared(answers, None if grows else reduces_to)
     cheapest, runner_up, gap = _rank(cast(dict[str, float], present), compared)
-    grown: dict[str, Any] = {
+    shown: dict[str, Any] = {
         **costs,
         **_totals(monthly, money),
         "present_value": present,
         "yearly": {
             option: [money(v) for v in values] for option, values in yearly(monthly).items()
         },
-        "breakdown": _breakdown(frame, money),
+        "breakdown": _lines_kept(_breakdown(frame, money), costs["breakdown"]),
         "break_even_month": _break_even(params, answers, monthly.cumsum())["break_even_month"],
         "options_compared": compared,
-        "hybrid_reduces_to": None,
+        "hybrid_reduces_to": None if grows else reduces_to,
+        "hybrid_owned_gpus": max(planned.hybrid, default=0),
+        "hybrid_curve": None
+        if grows or not planned.curve
+        else {
+            "owned_gpus": [level for level, _total in planned.curve],
+            "total": [money(total) for _level, total in planned.curve],
+        },
         "cheapest": cheapest,
         "runner_up": runner_up,
         "cheapest_gap_pct": None if gap is None else round(gap, 2),
         "verdict_gap_pct": None if gap is None else round(gap, 2),
-        "demand_grows": True,
+        "demand_grows": grows,
         "useful_gpu_hours": useful_hours,
     }
-    grown["cheapest_cloud_mode"] = min(CLOUD_OPTIONS, key=grown["totals"].__getitem__)
-    grown["verdict"] = cost_verdict(grown)
-    return grown
+    if planned.totals_at is not None and not grows:
+        shown |= _per_hour_facts(params, answers, money, planned.totals_at)
+    shown["cheapest_cloud_mode"] = min(CLOUD_OPTIONS, key=shown["totals"].__getitem__)
+    shown["verdict"] = cost_verdict(shown)
+    return shown
+
+
+def _lines_kept(
+    breakdown: dict[str, dict[str, float | None]], named: Mapping[str, Mapping[str, Any]]
+) -> dict[str, dict[str, float | None]]:
+    """The plan's lines, with every line `named` (today's breakdown of the same option)
+    that the plan does not pay at zero (a script reading a line finds it), and none that
+    is zero and not named (the cloud pays no power)."""
+    for option, lines in breakdown.items():
+        breakdown[option] = {
+            line: amount
+            for line, amount in lines.items()
+            if amount or line in named.get(option, {})
+        } | {line: 0.0 for line in named.get(option, {}) if line not in lines}
+    return breakdown
+
+
+def _levels_mix(planned: OptionPlans) -> str | None:
+    """What the hybrid plan really is (as _hybrid_mix for one level): the cloud when the
+    cheapest plan owns nothing, on-prem when it owns the peak throughout, else None."""
+    if not planned.staged_owns or max(planned.hybrid, default=0) <= 0:
+        return "cloud"
+    if all(h >= o for h, o in zip(planned.hybrid, planned.own, strict=True)):
+        return "onprem"
+    return None
 
 
 @dataclass(frozen=True)

@@ -464,23 +464,30 @@ def answers_costs(
     provider: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The cost section of the evaluated answers (engine/costs.py) with the figures as the
-    evaluation used them. One future: when demand grows, each option is priced over that
-    growth, as the plan in stages prices it (stages.future_lines). `provider`: the provider
-    the figures are priced at and the runner-up (provider_priced), named in the section."""
+    evaluation used them. One future: each option is priced month by month over the
+    answers' future, held or growing, as the plan in stages prices it (stages.future_lines;
+    the closed forms of today's demand only when nothing owned can arrive in time).
+    `provider`: the provider the figures are priced at and the runner-up (provider_priced),
+    named in the section."""
     cost_in = cost_answers(answers, excluded=frozenset(excluded))
     computed = costs.costs_compute(answers=cost_in, figures=figures, currency=currency)
     future = stages.future_of(answers)
-    if future.grows and (
-        lines := stages.future_lines(answers=cost_in, figures=figures, future=future)
-    ):
+    planned = stages.future_lines(
+        answers=cost_in,
+        figures=figures,
+        future=future,
+        curve_levels=computed["hybrid_curve"]["owned_gpus"],
+    )
+    if planned:
         demand = cost_in.demand
         base, peak = future.demand(demand.base, float(demand.peak), cost_in.horizon_months)
         computed = costs.costs_over_future(
             computed,
-            lines,
+            planned,
             figures=figures,
             answers=cost_in,
             useful_hours=costs.useful_gpu_hours(cost_in, base, peak),
+            grows=future.grows,
             currency=currency,
         )
     rate = markets.currency_rate(
@@ -517,15 +524,12 @@ def _present_values(
     excluded: Iterable[str],
     currency: str,
 ) -> Mapping[str, Any]:
-    """The options' present values as the cost section gives them: over the future when
-    demand grows, else by costs.present_values_of (the same numbers, a tenth of the time),
-    a fleet smaller than the one `figures` were set for priced as its own servers (as a new
-    assessment of that size is, _figures_used)."""
-    if stages.future_of(answers).grows:
-        return answers_costs(answers=answers, figures=figures, excluded=excluded, currency=currency)
-    cost_in = cost_answers(answers, excluded=frozenset(excluded))
-    own = figures_for_fleet(figures, answers["gpus"])
-    return costs.present_values_of(answers=cost_in, figures=own, currency=currency)
+    """The options' present values as the cost section gives them (answers_costs: the
+    plans, priced month by month), a fleet smaller than the one `figures` were set for
+    priced as its own servers (as a new assessment of that size is, _figures_used)."""
+    if not stages.future_of(answers).grows:
+        figures = figures_for_fleet(figures, answers["gpus"])
+    return answers_costs(answers=answers, figures=figures, excluded=excluded, currency=currency)
 
 
 def answers_odds(

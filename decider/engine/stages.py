@@ -19,14 +19,14 @@ Plain Python and numpy: no Django.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
 from decider.engine import odds
-from decider.engine.costs import CostAnswers
+from decider.engine.costs import CostAnswers, OptionPlans
 from decider.engine.figures import Figure, figures_values
 from decider.engine.future import MAX_YEARS, Future, future_of, years_given
 from decider.engine.gpus import DEFAULT, gpu, next_generation
@@ -48,6 +48,7 @@ from decider.engine.search import (
     DECISION_EVERY,
     MAX_LEVELS,
     Path,
+    decision_months,
     forget_searches,
     search,
     segment_months,
@@ -66,6 +67,7 @@ __all__ = [
     "SWITCH_WAITS",
     "WAITS",
     "Future",
+    "OptionPlans",
     "Stage",
     "finance_factor",
     "forget_searches",
@@ -87,25 +89,73 @@ class Stage:
 
 
 def future_lines(
-    *, answers: CostAnswers, figures: Mapping[str, Figure], future: Future
-) -> dict[str, dict[str, np.ndarray]] | None:
-    """The cost section's options over a future whose demand grows (option_lines), with the
-    plans plan_compute weighs for each outcome: the peak owned from the first month it can,
-    and the search's stages (or, when they own nothing, the cheapest plan that owns). None
-    when nothing owned can arrive within the horizon."""
+    *,
+    answers: CostAnswers,
+    figures: Mapping[str, Figure],
+    future: Future,
+    curve_levels: Sequence[int] = (),
+) -> OptionPlans | None:
+    """The cost section's options over the answers' future, held or growing (option_lines),
+    with the plans plan_compute weighs for each outcome: the peak owned from the first month
+    it can, and the search's stages (or, when they own nothing, the cheapest plan that
+    owns). `curve_levels`: the owned levels the hybrid curve prices. None when nothing owned
+    can arrive within the horizon."""
     world = world_of(figures_values(figures), answers, future)
     staged, decisions = search(world)
     if not decisions:
         return None
     owns = any(level > 0 for level in staged.levels)
     hybrid = staged if owns else search(world, must_own=True)[0]
+    levels = (hybrid if math.isfinite(hybrid.cost) else staged).levels
     peak = world.nodes(float(world.peak[1:].max())) * world.per_node
-    return option_lines(
-        world,
-        decisions,
-        own=tuple(peak for _ in decisions),
-        hybrid=(hybrid if math.isfinite(hybrid.cost) else staged).levels,
+    own = tuple(peak for _ in decisions)
+    lines = option_lines(world, decisions, own=own, hybrid=levels)
+    curve = {
+        level: _total(path_lines(world, decisions, tuple(level for _ in decisions)))
+        for level in set(curve_levels) - {max(levels)}
+    }
+    curve[max(levels)] = _total(lines["hybrid"])  # the plan's hybrid: the curve's own point
+    return OptionPlans(
+        lines,
+        own,
+        levels,
+        owns,
+        curve=tuple(sorted(curve.items())),
+        totals_at=totals_at(answers, figures, future),
     )
+
+
+def _total(lines: Mapping[str, np.ndarray]) -> float:
+    """A path's money over the horizon, no discounting."""
+    return float(sum(float(amounts.sum()) for amounts in lines.values()))
+
+
+def totals_at(
+    answers: CostAnswers, figures: Mapping[str, Figure], future: Future
+) -> Callable[[float], dict[str, float]]:
+    """The totals (no discounting) of on-prem and renting on demand or reserved at another
+    utilization, priced as option_lines prices them: the cost per useful GPU-hour by
+    utilization reads the same plans as the rest of the cost section, and passes through
+    the answers' own point. The answers' demand shape is kept (levels given outright are
+    a demand of their own: steady at the other utilization)."""
+    params = figures_values(figures)
+
+    def at(utilization: float) -> dict[str, float]:
+        other = (
+            replace(answers, utilization=utilization)
+            if answers.base_gpus is None
+            else answers.at_utilization(utilization)
+        )
+        world = world_of(params, other, future)
+        decisions = decision_months(world)
+        if not decisions:
+            return {key: math.nan for key in ("onprem", "cloud_on_demand", "cloud_reserved")}
+        peak = world.nodes(float(world.peak[1:].max())) * world.per_node
+        nothing = tuple(0 for _ in decisions)
+        lines = option_lines(world, decisions, own=tuple(peak for _ in decisions), hybrid=nothing)
+        return {key: _total(lines[key]) for key in ("onprem", "cloud_on_demand", "cloud_reserved")}
+
+    return at
 
 
 def option_lines(
@@ -119,16 +169,50 @@ def option_lines(
     residency (the rules exclude them where it binds)."""
     nothing = tuple(0 for _ in decisions)
     anywhere = replace(world, home_share=0.0, _hires={}, _team={})
-    onprem = path_lines(world, decisions, own)
-    rented = [onprem.pop(name) for name in ("gpu", "gpu_committed") if name in onprem]
-    onprem["bridge"] = sum(rented, np.zeros(world.months + 1))
     return {
-        "onprem": onprem,
+        "onprem": _bridged(path_lines(world, decisions, own), world.months),
         "cloud_on_demand": path_lines(replace(anywhere, blocks="none"), decisions, nothing),
-        "cloud_reserved": path_lines(replace(anywhere, blocks="peak"), decisions, nothing),
+        "cloud_reserved": _rent_as_one(
+            path_lines(replace(anywhere, blocks="peak"), decisions, nothing)
+        ),
         "cloud_committed": path_lines(anywhere, decisions, nothing),
-        "hybrid": path_lines(world, decisions, hybrid),
+        "hybrid": _bridged(
+            path_lines(world, decisions, hybrid), _arrival(world, decisions, hybrid)
+        ),
     }
+
+
+RENT_LINES = ("gpu", "gpu_committed")
+
+
+def _rent_as_one(lines: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """The whole peak reserved: all its rent is one line, "gpu" (as the cost section
+    has always named the reserved option's rent)."""
+    committed = lines.pop("gpu_committed", None)
+    if committed is not None:
+        lines["gpu"] = lines.get("gpu", np.zeros_like(committed)) + committed
+    return lines
+
+
+def _arrival(world: World, decisions: list[int], path: tuple[int, ...]) -> int:
+    """The last month before the path's first owned GPUs run work (0: owned already)."""
+    if fleet_kept(world, path) > 0:
+        return 0
+    return next((start for start, level in zip(decisions, path, strict=True) if level > 0), 0)
+
+
+def _bridged(lines: dict[str, np.ndarray], until: int) -> dict[str, np.ndarray]:
+    """A path's rent up to month `until` (inclusive) as its own line, "bridge": renting
+    while the owned GPUs are on their way; after it, rent stays rent (the bursts)."""
+    bridge = np.zeros_like(next(iter(lines.values())))
+    for name in RENT_LINES:
+        if name in lines:
+            bridge[: until + 1] += lines[name][: until + 1]
+            lines[name] = np.concatenate([np.zeros(until + 1), lines[name][until + 1 :]])
+            if not lines[name].any() and until >= len(bridge) - 1:
+                del lines[name]  # all of it bridged: on-prem rents nothing else
+    lines["bridge"] = bridge
+    return lines
 
 
 def _stages(decisions: list[int], path: tuple[int, ...], lead: float, held: int = 0) -> list[Stage]:
