@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from django.urls import reverse
-from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from decider import numbers
@@ -106,20 +106,12 @@ def scored(answers: dict[str, Any]) -> tuple[Assessment, str, dict[str, Any]]:
     return assessment, edit, checked
 
 
-# The cases whose odds still price another model than the plans (issue 50, slice 4: the
-# odds at today's demand beside the plan's over the future). The cost section, the plan
-# and the verdict read one priced plan per option in every case.
-TODAY = pytest.mark.xfail(
-    strict=True, reason="issue 50: the odds price today's demand until they draw the plans"
-)
+# The cases whose odds still leave an outcome out (issue 50, slice 5: per token and the
+# hybrid that sends its bursts per token are held at their point, not drawn). The cost
+# section, the plan, the verdict and both sets of odds read one priced plan per option.
+TODAY = pytest.mark.xfail(strict=True, reason="issue 50: per token is not yet drawn in the odds")
 CASES = the_issue_s_cases()
-ODDS_APART = (
-    "research_lab",
-    "inference",
-    "lab_256_at_85",
-    "startup_16_to_256",
-    "inference_20b_tokens",
-)
+ODDS_APART = ("inference_20b_tokens",)  # per token and its hybrid: not yet drawn
 
 
 @pytest.mark.parametrize(
@@ -147,11 +139,9 @@ def test_the_check_finds_two_prices_where_there_are_two():
     assert one_price_problems(document) == []
 
 
-@TODAY
 @settings(
     max_examples=examples(15),
     deadline=None,
-    phases=[Phase.explicit, Phase.generate],  # an expected failure: no time spent shrinking
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(

@@ -1084,6 +1084,13 @@ class OptionPlans:
     # utilization while demand is held.
     curve: tuple[tuple[int, float], ...] = ()
     totals_at: TotalsAt | None = None
+    decisions: tuple[int, ...] = ()  # the months a plan may change what it owns
+
+    def compared(self, answers: CostAnswers, *, grows: bool) -> tuple[list[str], str | None]:
+        """The outcomes compared, and the pure option the hybrid reduces to (None: a real
+        mix; as demand grows, a hybrid that owns nothing today may own later: compared)."""
+        reduces_to = None if grows else _levels_mix(self)
+        return _compared(answers, reduces_to), reduces_to
 
 
 def costs_over_future(
@@ -1112,9 +1119,7 @@ def costs_over_future(
     present = {
         option: money(v) for option, v in present_values(monthly, params["discount_rate"]).items()
     }
-    reduces_to = _levels_mix(planned)
-    # A hybrid that owns nothing today may own as demand grows: weighed as a choice then.
-    compared = _compared(answers, None if grows else reduces_to)
+    compared, reduces_to = planned.compared(answers, grows=grows)
     cheapest, runner_up, gap = _rank(cast(dict[str, float], present), compared)
     shown: dict[str, Any] = {
         **costs,
@@ -1126,7 +1131,7 @@ def costs_over_future(
         "breakdown": _lines_kept(_breakdown(frame, money), costs["breakdown"]),
         "break_even_month": _break_even(params, answers, monthly.cumsum())["break_even_month"],
         "options_compared": compared,
-        "hybrid_reduces_to": None if grows else reduces_to,
+        "hybrid_reduces_to": reduces_to,
         "hybrid_owned_gpus": max(planned.hybrid, default=0),
         "hybrid_curve": None
         if grows or not planned.curve

@@ -543,14 +543,23 @@ def answers_odds(
 ) -> dict[str, Any]:
     """The odds of the evaluated answers (engine/odds.py): `figures` as the evaluation used
     them, `excluded` the outcomes its rules excluded, drawn from the answers' own ranges;
-    `fixed`: the per-token outcome's present value, when the verdict weighs it."""
+    `fixed`: the per-token outcome's present value, when the verdict weighs it. The cost
+    section's own plans are priced in the drawn worlds (its point is the section's)."""
+    cost_in = cost_answers(answers, excluded=frozenset(excluded))
+    future = stages.future_of(answers)
+    planned = stages.future_lines(answers=cost_in, figures=figures, future=future)
+    plans = None
+    if planned is not None:
+        compared, reduces_to = planned.compared(cost_in, grows=future.grows)
+        plans = odds.Plans(future, stages.drawn_options(planned), compared, reduces_to)
     return odds.odds_compute(
-        answers=cost_answers(answers, excluded=frozenset(excluded)),
+        answers=cost_in,
         figures=figures,
         currency=currency,
         ranges=odds.ranges_of(answers.get("uncertainty")),
         seed=seed,
         fixed=fixed,
+        plans=plans,
     )
 
 

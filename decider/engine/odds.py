@@ -39,6 +39,7 @@ from typing import Any
 
 import numpy as np
 
+from decider.engine import drawn as drawn_plans
 from decider.engine.cashflow import Line, lines_monthly
 from decider.engine.costs import (
     CLOUD_OPTIONS,
@@ -51,7 +52,9 @@ from decider.engine.costs import (
 )
 from decider.engine.costs import CLOUD_PRICED as COST_CLOUD_PRICED
 from decider.engine.figures import Figure, figures_values
+from decider.engine.future import Future
 from decider.engine.i18n import gettext, gettext_noop
+from decider.engine.markets import currency_rate
 from decider.engine.outcomes import COST_OPTIONS, ODDS_LIKELY, ODDS_SURE
 from decider.engine.text import is_chinese
 
@@ -144,15 +147,15 @@ SPREADS: dict[str, Spread] = {
             0.5,
             1.5,
             "Estimate: the growth in GPU demand a plan gives is its least certain input; "
-            "half to one and a half times it. Only the plan in stages reads it (the cost "
-            "model prices today's demand)",
-            "2026-12-04",
-            "估计：规划给出的GPU需求增长是最不确定的输入；取其一半到一倍半。只有分阶段方案读取它"
-            "（成本模型按当前需求计价）",
+            "half to one and a half times it. Read when the demand grows: every option's "
+            "plan is priced at the drawn growth",
+            "2026-12-07",
+            "估计：规划给出的GPU需求增长是最不确定的输入；取其一半到一倍半。需求增长时读取："
+            "每个方案的计划都按抽取的增长计价",
         ),
     )
 }
-PLAN_ONLY = frozenset({"growth"})  # drawn for the plan in stages, not the cost model
+PLAN_ONLY = frozenset({"growth"})  # moves nothing while the demand holds
 
 # Which cost lines each price multiplier scales (engine/costs.py names the lines).
 CLOUD_PRICED = frozenset(COST_CLOUD_PRICED)
@@ -447,13 +450,28 @@ def odds_compute(
     seed: int,
     draws: int = DRAWS,
     fixed: Mapping[str, float] | None = None,
+    plans: Plans | None = None,
 ) -> dict[str, Any]:
     """The odds of the cost model's options: who is cheapest how often, what drives it, and
     the P10–P90 band of each option's cumulative cost. `fixed`: outcomes priced outside the
     cost model, by their present value in `currency` (the per-token one), compared with
-    the draws as they are (nothing of theirs is drawn)."""
+    the draws as they are (nothing of theirs is drawn). `plans`: the options as the cost
+    section priced them (its plans over the answers' future), priced in the drawn worlds
+    (engine/drawn.py); without them (nothing owned arrives within the horizon), today's
+    closed forms on a grid."""
     ranges = ranges_of(None) if ranges is None else dict(ranges)
     params = figures_values(figures)
+    if plans is not None:
+        return _odds_of_plans(
+            params,
+            answers,
+            plans,
+            currency=currency,
+            ranges=ranges,
+            seed=seed,
+            draws=draws,
+            fixed=fixed,
+        )
     chosen = costs_chosen(answers=answers, figures=figures, currency=currency)
     band_months = _band_months(answers.horizon_months)
     grid = _grid(params, answers, chosen, ranges, band_months)
@@ -466,27 +484,102 @@ def odds_compute(
         {option: drawn_present[k] for k, option in enumerate(COST_OPTIONS)},
         {option: float(today[k]) for k, option in enumerate(COST_OPTIONS)},
     )
-    held = {key: np.full(draws, value / chosen.rate) for key, value in (fixed or {}).items()}
-    probability = cheapest_odds(present, chosen.compared, chosen.reduces_to, held)
-    bands = _bands(values[:, 1:], band_months, chosen.rate)
-    outcomes = outcome_amounts(present, chosen.reduces_to) | held
+    return _shown(
+        drawn,
+        present,
+        Plans(Future(), drawn_plans.PlanSet((), {}), chosen.compared, chosen.reduces_to),
+        cumulative=values[:, 1:],
+        band_months=band_months,
+        rate=chosen.rate,
+        fixed=fixed,
+        ranges=ranges,
+        given={"seed": seed, "currency": currency},
+    )
+
+
+@dataclass(frozen=True)
+class Plans:
+    """The cost section's options as plans (engine/drawn.py), over the answers' future,
+    with what the section compares and what its hybrid reduces to."""
+
+    future: Future
+    plans: drawn_plans.PlanSet
+    compared: list[str]
+    reduces_to: str | None
+
+
+def _odds_of_plans(
+    params: Mapping[str, float],
+    answers: CostAnswers,
+    plans: Plans,
+    *,
+    currency: str,
+    ranges: Mapping[str, tuple[float, float]],
+    seed: int,
+    draws: int,
+    fixed: Mapping[str, float] | None,
+) -> dict[str, Any]:
+    """odds_compute for the cost section's plans, priced in the drawn worlds."""
+    rate = currency_rate(params, prices_in=answers.prices_in, shown_in=currency)
+    drawn = draw(ranges, seed=seed, draws=draws)
+    band_months = _band_months(answers.horizon_months)
+    found = drawn_plans.priced(
+        params,
+        answers,
+        plans.future,
+        plans.plans,
+        ranges=ranges,
+        drawn=drawn,
+        band_months=band_months,
+    )
+    return _shown(
+        drawn,
+        _chosen_cloud_mode(found.present, found.today),
+        plans,
+        cumulative=np.array([found.cumulative[option] for option in COST_OPTIONS]),
+        band_months=band_months,
+        rate=rate,
+        fixed=fixed,
+        ranges=ranges,
+        given={"seed": seed, "currency": currency},
+    )
+
+
+def _shown(
+    drawn: Mapping[str, np.ndarray],
+    present: Mapping[str, np.ndarray],
+    plans: Plans,
+    *,
+    cumulative: np.ndarray,
+    band_months: np.ndarray,
+    rate: float,
+    fixed: Mapping[str, float] | None,
+    ranges: Mapping[str, tuple[float, float]],
+    given: Mapping[str, Any],
+) -> dict[str, Any]:
+    """The odds as the result states them: who is cheapest how often (the `fixed` outcomes
+    held at their present value beside the draws), what drives it, each outcome's P10, P50
+    and P90, and each option's cumulative bands (`cumulative`: options, months, draws)."""
+    draws = len(drawn["utilization"])
+    held = {key: np.full(draws, value / rate) for key, value in (fixed or {}).items()}
+    probability = cheapest_odds(present, plans.compared, plans.reduces_to, held)
+    outcomes = outcome_amounts(present, plans.reduces_to) | held
     return {
         "draws": draws,
-        "seed": seed,
-        "currency": currency,
+        **given,
         "cheapest_probability": probability,
-        "drivers": _drivers(drawn, outcomes, probability, ranges),
+        "drivers": _drivers(drawn, outcomes, probability, ranges, with_growth=plans.future.grows),
         "present_value": {
             outcome: dict(
                 zip(
                     ("p10", "p50", "p90"),
-                    _money(np.percentile(outcomes[outcome], PERCENTILES), chosen.rate),
+                    _money(np.percentile(outcomes[outcome], PERCENTILES), rate),
                     strict=True,
                 )
             )
-            for outcome in [*chosen.compared, *held]
+            for outcome in [*plans.compared, *held]
         },
-        "bands": bands,
+        "bands": _bands(cumulative, band_months, rate),
         "ranges": _ranges_shown(ranges),
     }
 
@@ -538,9 +631,12 @@ def _drivers(
     outcomes: Mapping[str, np.ndarray],
     probability: Mapping[str, float],
     ranges: Mapping[str, tuple[float, float]],
+    *,
+    with_growth: bool = False,
 ) -> list[dict[str, Any]]:
     """The inputs by how much they move the lead of the likeliest cheapest outcome over the
-    best of the others (|rank correlation|, largest first); inputs held fixed are left out."""
+    best of the others (|rank correlation|, largest first); inputs held fixed are left out,
+    and the growth unless the demand grows (`with_growth`)."""
     if len(probability) < 2:
         return []
     leader = max(probability, key=lambda outcome: (probability[outcome], outcome))
@@ -552,6 +648,6 @@ def _drivers(
             "rank_correlation": round(_correlation(_ranks(drawn[name], ties=False), lead), 3),
         }
         for name in SPREADS
-        if ranges[name][0] < ranges[name][1] and name not in PLAN_ONLY
+        if ranges[name][0] < ranges[name][1] and (with_growth or name not in PLAN_ONLY)
     ]
     return sorted(found, key=lambda row: -abs(row["rank_correlation"]))

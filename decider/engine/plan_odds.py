@@ -1,31 +1,27 @@
 """How sure the plan is: each plan's present value at each of the odds' draws.
 
 The plans are held as they were chosen (the stages are decided now, the world is drawn
-afterwards) and priced over the draws of demand growth and of the cloud and hardware price
-levels (engine/odds.py). A plan's present value is linear in the two price levels, so
-one reckoning of its running costs and two of its purchases give it at every draw
-(months.paths_cost_linear, `priced_at_draws`, which buy now or wait and the next
-generation use too); not in growth: each plan is priced at GROWTH_POINTS growth
-levels, and each draw is read between its two neighbours.
+afterwards) and priced in the odds' drawn worlds as the cost section's options are
+(engine/drawn.py): one set of worlds, one reckoning, so the plan's odds and the cost
+section's name one favourite. Buy now or wait and the next generation price their own
+plans at the draws of the cloud and hardware price levels from linear pieces
+(`priced_at_draws`, months.paths_cost_linear).
 
 Plain Python and numpy: no Django.
 """
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
+from decider.engine import drawn as drawn_plans
 from decider.engine import odds
 from decider.engine.costs import TIE_ORDER, CostAnswers
+from decider.engine.drawn import PlanSet, Spec
 from decider.engine.future import Future
-from decider.engine.months import World, paths_cost_linear, world_of
-
-GROWTH_POINTS = 5  # demand growth levels the plans are priced at; draws between them
 
 
 def priced_at_draws(
@@ -54,16 +50,21 @@ def plan_odds(
     rate: float,
     outcomes: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
-    """How sure the plan is: its present value and those of the plans beside it at each of
-    the odds' draws of demand growth and cloud and hardware prices, each plan held as it
-    was chosen (the stages are decided now, the world is drawn afterwards).
-
-    Linear in the two price levels (months.linear_levels), not in growth: every plan is priced
-    at GROWTH_POINTS growth levels across the range, and each draw is read between its two
-    neighbours. With the growth range at 1, the draws are exact."""
+    """How sure the plan is: its present value and those of the plans beside it in each of
+    the odds' drawn worlds, each plan held as it was chosen (the stages are decided now, the
+    world is drawn afterwards): the same worlds, priced the same way, as the cost section's
+    odds (engine/drawn.py), so that both name one favourite."""
     low, high = ranges["growth"]
-    scales = np.linspace(low, high, GROWTH_POINTS) if low < high else np.array([1.0])
-    amounts = _drawn_amounts(params, answers, future, decisions, paths, scales, drawn)
+    plans = PlanSet(tuple(decisions), {name: Spec(levels) for name, levels in paths.items()})
+    amounts = drawn_plans.priced(
+        params,
+        answers,
+        future,
+        plans,
+        ranges=ranges,
+        drawn=drawn,
+        band_months=np.array([answers.horizon_months]),
+    ).present
     staged = amounts["staged"]
     return {
         "draws": len(staged),
@@ -90,43 +91,6 @@ def plan_odds(
             if name != "staged"
         },
     }
-
-
-def _drawn_amounts(
-    params: Mapping[str, float],
-    answers: CostAnswers,
-    future: Future,
-    decisions: list[int],
-    paths: Mapping[str, tuple[int, ...]],
-    scales: np.ndarray,
-    drawn: Mapping[str, np.ndarray],
-) -> dict[str, np.ndarray]:
-    """Each plan's present value at each of the odds' draws: priced at every growth level of
-    `scales` (months.paths_cost_linear), each draw read between its two neighbours."""
-
-    @functools.cache  # each (growth, price levels) world serves every plan
-    def world_at(scale: float, cloud: float, hardware: float) -> World:
-        grown = replace(future, growth_scale=scale)
-        return world_of(params, answers, grown, cloud=cloud, hardware=hardware)
-
-    # Plans that hold the same levels (the staged plan is often the one that commits now)
-    # are priced once; all of them at once at each growth level.
-    distinct = list(dict.fromkeys(paths.values()))
-    coefficients = np.array(  # (growth levels, plans, 3)
-        [
-            paths_cost_linear(functools.partial(world_at, float(scale)), decisions, distinct)
-            for scale in scales
-        ]
-    )
-    by_levels: dict[tuple[int, ...], np.ndarray] = {}
-    for i, levels in enumerate(distinct):
-        fixed, by_cloud, by_hardware = (
-            np.interp(drawn["growth"], scales, coefficients[:, i, k]) for k in range(3)
-        )
-        by_levels[levels] = (
-            fixed + by_cloud * drawn["cloud_price"] + by_hardware * drawn["hardware_price"]
-        )
-    return {name: by_levels[levels] for name, levels in paths.items()}
 
 
 def _outcome_shares(

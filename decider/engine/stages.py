@@ -27,6 +27,7 @@ import numpy as np
 
 from decider.engine import odds
 from decider.engine.costs import CostAnswers, OptionPlans
+from decider.engine.drawn import GROWTH_POINTS, PlanSet, Spec
 from decider.engine.figures import Figure, figures_values
 from decider.engine.future import MAX_YEARS, Future, future_of, years_given
 from decider.engine.gpus import DEFAULT, gpu, next_generation
@@ -43,7 +44,7 @@ from decider.engine.months import (
     world_of,
 )
 from decider.engine.nextgen import SWITCH_WAITS, which_generation
-from decider.engine.plan_odds import GROWTH_POINTS, plan_odds
+from decider.engine.plan_odds import plan_odds
 from decider.engine.search import (
     DECISION_EVERY,
     MAX_LEVELS,
@@ -122,6 +123,23 @@ def future_lines(
         owns,
         curve=tuple(sorted(curve.items())),
         totals_at=totals_at(answers, figures, future),
+        decisions=tuple(decisions),
+    )
+
+
+def drawn_options(planned: OptionPlans) -> PlanSet:
+    """The cost section's options as the odds price them (engine/drawn.py): the same plans
+    as option_lines, over the same decision months."""
+    nothing = tuple(0 for _ in planned.decisions)
+    return PlanSet(
+        planned.decisions,
+        {
+            "onprem": Spec(planned.own),
+            "cloud_on_demand": Spec(nothing, "none"),
+            "cloud_reserved": Spec(nothing, "peak"),
+            "cloud_committed": Spec(nothing, "best"),
+            "hybrid": Spec(planned.hybrid),
+        },
     )
 
 
