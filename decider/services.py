@@ -11,7 +11,6 @@ accepts on purpose) moves it to the current ones.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
 import logging
@@ -34,6 +33,7 @@ from decider.engine.evaluation import (
     answers_evaluate,
     answers_odds,
     answers_plan,
+    per_token_parts,
     with_api,
 )
 from decider.engine.figures import FIGURE_NAMES, Figure, figures_as_dict, figures_from_dict
@@ -372,17 +372,28 @@ def _costs_shown(assessment: Assessment, currency: str) -> dict[str, Any]:
 
 
 def assessment_odds(assessment: Assessment, *, currency: str) -> dict[str, Any]:
-    """The odds of a scored assessment (engine/odds.py)."""
-    return _drawn(assessment, "odds", answers_odds, currency=currency)
+    """The odds of a scored assessment (engine/odds.py), the per-token outcomes its verdict
+    weighs drawn beside the plans (as its scoring drew them)."""
+
+    def compute(**given: Any) -> dict[str, Any]:
+        shown = assessment_costs(assessment, currency=currency)
+        fixed = per_token_parts(shown, assessment_excluded(assessment))
+        return answers_odds(**given, fixed=fixed)
+
+    return _drawn(assessment, "odds", compute, currency=currency)
 
 
 def assessment_plan(assessment: Assessment, *, currency: str) -> dict[str, Any]:
     """The staged plan of a scored assessment (engine/stages.py), buy-or-wait included; the
     plan recommended follows the saved recommendation."""
     outcome = assessment.recommendation or None
-    return _drawn(
-        assessment, "plan", functools.partial(answers_plan, outcome=outcome), currency=currency
-    )
+
+    def compute(**given: Any) -> dict[str, Any]:
+        shown = assessment_costs(assessment, currency=currency)
+        fixed = per_token_parts(shown, assessment_excluded(assessment))
+        return answers_plan(**given, outcome=outcome, fixed=fixed)
+
+    return _drawn(assessment, "plan", compute, currency=currency)
 
 
 def _drawn(

@@ -106,12 +106,16 @@ def scored(answers: dict[str, Any]) -> tuple[Assessment, str, dict[str, Any]]:
     return assessment, edit, checked
 
 
-# The cases whose odds still leave an outcome out (issue 50, slice 5: per token and the
-# hybrid that sends its bursts per token are held at their point, not drawn). The cost
-# section, the plan, the verdict and both sets of odds read one priced plan per option.
-TODAY = pytest.mark.xfail(strict=True, reason="issue 50: per token is not yet drawn in the odds")
+# The case that still quotes one outcome at two prices (issue 50, slice 5): at 20 B tokens
+# a day the hybrid weighed owns the base and sends the bursts per token, drawn so in both
+# sets of odds, while the cost table and the plan price the hybrid that rents its bursts.
+# The cost section, the plan, the verdict and both sets of odds read one priced plan per
+# option in every other case.
+TODAY = pytest.mark.xfail(
+    strict=True, reason="issue 50: the per-token hybrid beside the hybrid that rents"
+)
 CASES = the_issue_s_cases()
-ODDS_APART = ("inference_20b_tokens",)  # per token and its hybrid: not yet drawn
+ODDS_APART = ("inference_20b_tokens",)
 
 
 @pytest.mark.parametrize(
@@ -232,3 +236,21 @@ def test_a_workload_decided_alone_keeps_its_data_rule(rules):
     assert "cloud" in evaluation.result.excluded  # the pool's own rule
     for workload in plan["workloads"]:
         assert workload["alone"]["outcome"] != "cloud", workload["name"]
+
+
+def test_the_per_token_price_is_drawn_like_every_other_price(client, rules):
+    """Case 7 of issue 50: the odds held the per-token outcome at its point (P10 = P50 =
+    P90) while every GPU price was drawn, and left it out of the plan's odds. It is drawn
+    now, with its own range, beside the plans in both sets of odds."""
+    _assessment, edit, _checked = scored(CASES["inference_20b_tokens"])
+    document = client.get(reverse("decider-edit-json", args=[edit])).json()["result"]
+    api = document["odds"]["present_value"]["api"]
+    assert api["p10"] < api["p50"] < api["p90"]
+    point = document["costs"]["present_value"]["api"]
+    assert abs(api["p50"] - point) <= ODDS_MEDIAN_WITHIN * point
+    assert "token_price" in document["odds"]["ranges"]
+    assert "token_price" in {row["name"] for row in document["odds"]["drivers"]}
+    plan_shares = document["plan"]["odds"]["outcome_cheapest_probability"]
+    assert "api" in plan_shares
+    odds_shares = document["odds"]["cheapest_probability"]
+    assert max(plan_shares, key=plan_shares.get) == max(odds_shares, key=odds_shares.get)

@@ -121,9 +121,9 @@ def answers_evaluate(
     shown = with_api(
         computed, answers=answers, figures=used, excluded=excluded, currency=currency, book=book
     )
-    api = _api_weighed(shown, excluded)
+    api, parts = _api_weighed(shown, excluded), per_token_parts(shown, excluded)
     # With growth, the verdict reads the plan over that future (engine/verdict.py).
-    basis = _plan_basis(answers, used, excluded, currency=currency, seed=odds_seed)
+    basis = _plan_basis(answers, used, excluded, currency=currency, seed=odds_seed, fixed=parts)
     if basis is not None:
         basis = verdict.basis_with(basis, _api_hybrid_weighed(shown, api, excluded, basis))
     lead = _verdict_answers(derived, shown, api=api, basis=basis, excluded=excluded)
@@ -136,7 +136,7 @@ def answers_evaluate(
         # With the outcomes the result will exclude: the saved result's own odds.
         drawn = [*excluded, *(["hybrid"] if reduces else [])]
         found = _odds_read(
-            derived, answers, used, drawn, currency=currency, seed=odds_seed, api=api
+            derived, answers, used, drawn, currency=currency, seed=odds_seed, api=parts
         )
     if basis is None:
         # Kept whether or not it is decisive, so that a draft with other bands can be
@@ -260,13 +260,20 @@ def _plan_basis(
     *,
     currency: str,
     seed: int,
+    fixed: Mapping[str, tuple[float, float]],
 ) -> dict[str, Any] | None:
     """What the verdict reads when demand grows: the allowed outcomes' plans over that
-    future (verdict.plan_basis); None when it holds, or the plan gives no basis."""
+    future (verdict.plan_basis), the per-token outcomes drawn beside them (`fixed`); None
+    when it holds, or the plan gives no basis."""
     if not stages.future_of(answers).grows:
         return None
     plan = answers_plan(
-        answers=answers, figures=figures, excluded=excluded, currency=currency, seed=seed
+        answers=answers,
+        figures=figures,
+        excluded=excluded,
+        currency=currency,
+        seed=seed,
+        fixed=fixed,
     )
     allowed = [outcome for outcome in costs.TIE_ORDER if outcome not in excluded]
     return verdict.plan_basis(plan, allowed)
@@ -289,16 +296,34 @@ def _odds_read(
     *,
     currency: str,
     seed: int,
-    api: Mapping[str, float],
+    api: Mapping[str, tuple[float, float]],
 ) -> dict[str, Any]:
-    """The odds drawn (with the per-token outcome's present value held beside them), and
-    the cost odds' answer they give when a rule reads it."""
+    """The odds drawn (with the per-token outcomes beside them: per_token_parts), and the
+    cost odds' answer they give when a rule reads it."""
     found = answers_odds(
         answers=answers, figures=figures, excluded=excluded, currency=currency, seed=seed, fixed=api
     )
     if odds_verdict := odds.odds_verdict(found["cheapest_probability"]):
         derived["cost_odds"] = odds_verdict
     return found
+
+
+def per_token_parts(
+    shown: Mapping[str, Any], excluded: Mapping[str, Any]
+) -> dict[str, tuple[float, float]]:
+    """The per-token outcomes the verdict weighs (the cost section `shown` with them), each
+    as (what is not sent per token, what is) in present value: per token itself, and the
+    hybrid that owns the base and sends the bursts per token when that is the hybrid
+    weighed (verdict.hybrid_per_token). The odds draw the second part's price level."""
+    api = _api_weighed(shown, excluded)
+    if not api:
+        return {}
+    parts = {API: (0.0, api[API])}
+    mixed = verdict.hybrid_per_token(shown)
+    if mixed is not None and "hybrid" not in excluded:
+        sent = api[API] * float(shown["api_hybrid"]["burst_share_pct"]) / 100
+        parts["hybrid"] = (mixed - sent, sent)
+    return parts
 
 
 def _cost_excludes(
@@ -539,11 +564,11 @@ def answers_odds(
     excluded: Iterable[str],
     currency: str = "USD",
     seed: int,
-    fixed: Mapping[str, float] | None = None,
+    fixed: Mapping[str, tuple[float, float]] | None = None,
 ) -> dict[str, Any]:
     """The odds of the evaluated answers (engine/odds.py): `figures` as the evaluation used
     them, `excluded` the outcomes its rules excluded, drawn from the answers' own ranges;
-    `fixed`: the per-token outcome's present value, when the verdict weighs it. The cost
+    `fixed`: the per-token outcomes, when the verdict weighs them (per_token_parts). The cost
     section's own plans are priced in the drawn worlds (its point is the section's)."""
     cost_in = cost_answers(answers, excluded=frozenset(excluded))
     future = stages.future_of(answers)
@@ -571,10 +596,12 @@ def answers_plan(
     currency: str = "USD",
     seed: int = 0,
     outcome: str | None = None,
+    fixed: Mapping[str, tuple[float, float]] | None = None,
 ) -> dict[str, Any]:
     """The staged plan of the evaluated answers (engine/stages.py), for the demand's growth
     and the fall of cloud prices the answers give (none: today's demand and prices held);
-    `outcome`: the recommendation, which the plan recommended follows. With several
+    `outcome`: the recommendation, which the plan recommended follows; `fixed`: the
+    per-token outcomes the verdict weighs (per_token_parts). With several
     workloads, where each runs in the pool and what pooling saves (pooled_facts)."""
     plan = stages.plan_compute(
         answers=cost_answers(answers, excluded=frozenset(excluded)),
@@ -586,6 +613,7 @@ def answers_plan(
         ranges=odds.ranges_of(answers.get("uncertainty")),
         seed=seed,
         outcome=outcome,
+        fixed=fixed,
     )
     return plan | pooled_facts(answers, figures, excluded, currency=currency, plan=plan)
 

@@ -153,9 +153,28 @@ SPREADS: dict[str, Spread] = {
             "估计：规划给出的GPU需求增长是最不确定的输入；取其一半到一倍半。需求增长时读取："
             "每个方案的计划都按抽取的增长计价",
         ),
+        # Drawn after the growth, so that adding it left the draws of the others as they were.
+        Spread(
+            "token_price",
+            gettext_noop("Per-token prices over the horizon"),
+            0.5,
+            1.5,
+            "Estimate about the shipped yearly fall of per-token prices: for the same "
+            "capability they fell about tenfold a year from 2021 to 2024 (a16z, "
+            "\u201cWelcome to LLMflation\u201d, Nov 2024) and between 9 and 900 times a year "
+            "by task (Epoch AI, \u201cLLM inference prices have fallen rapidly but unequally "
+            "across tasks\u201d, Mar 2025), while a listed model's own price often holds for "
+            "a year or more: half to one and a half times the bill the fall gives",
+            "2026-12-07",
+            "估计，以随附的每 token 价格年降幅为中心：同等能力的每 token 价格在 2021–2024 年"
+            "间约每年下降十倍（a16z《Welcome to LLMflation》，2024 年 11 月），按任务每年"
+            "下降 9 至 900 倍（Epoch AI，2025 年 3 月），而已上架模型自身的价格常常一年以上"
+            "不变：取按该降幅所得账单的一半到一倍半",
+        ),
     )
 }
 PLAN_ONLY = frozenset({"growth"})  # moves nothing while the demand holds
+PER_TOKEN = frozenset({"token_price"})  # moves nothing unless an outcome is per token
 
 # Which cost lines each price multiplier scales (engine/costs.py names the lines).
 CLOUD_PRICED = frozenset(COST_CLOUD_PRICED)
@@ -244,6 +263,15 @@ def draw(
     return drawn
 
 
+def per_token_draws(
+    parts: Mapping[str, tuple[float, float]], drawn: Mapping[str, np.ndarray], rate: float
+) -> dict[str, np.ndarray]:
+    """Each per-token outcome's present value at every draw, in the price set's currency:
+    its per-token part times the drawn per-token price level, the rest held."""
+    level = drawn["token_price"]
+    return {key: (held + sent * level) / rate for key, (held, sent) in parts.items()}
+
+
 def cheapest_odds(
     amounts: Mapping[str, np.ndarray],
     compared: list[str],
@@ -255,7 +283,7 @@ def cheapest_odds(
     if not compared:
         return {}
     candidates = outcome_amounts(amounts, reduces_to) | dict(held or {})
-    order = [*sorted(compared, key=TIE_ORDER.index), *(held or {})]
+    order = list(dict.fromkeys([*sorted(compared, key=TIE_ORDER.index), *(held or {})]))
     stacked = np.vstack([candidates[outcome] for outcome in order])
     wins = np.bincount(np.argmin(stacked, axis=0), minlength=len(order))
     return {outcome: float(wins[i] / stacked.shape[1]) for i, outcome in enumerate(order)}
@@ -449,13 +477,14 @@ def odds_compute(
     ranges: Mapping[str, tuple[float, float]] | None = None,
     seed: int,
     draws: int = DRAWS,
-    fixed: Mapping[str, float] | None = None,
+    fixed: Mapping[str, tuple[float, float]] | None = None,
     plans: Plans | None = None,
 ) -> dict[str, Any]:
     """The odds of the cost model's options: who is cheapest how often, what drives it, and
-    the P10–P90 band of each option's cumulative cost. `fixed`: outcomes priced outside the
-    cost model, by their present value in `currency` (the per-token one), compared with
-    the draws as they are (nothing of theirs is drawn). `plans`: the options as the cost
+    the P10–P90 band of each option's cumulative cost. `fixed`: outcomes priced per token,
+    each as (what is not sent per token, what is) in present value in `currency`: the
+    second part drawn with the per-token price level (`token_price`), the first held (the
+    hybrid's owned base). `plans`: the options as the cost
     section priced them (its plans over the answers' future), priced in the drawn worlds
     (engine/drawn.py); without them (nothing owned arrives within the horizon), today's
     closed forms on a grid."""
@@ -517,7 +546,7 @@ def _odds_of_plans(
     ranges: Mapping[str, tuple[float, float]],
     seed: int,
     draws: int,
-    fixed: Mapping[str, float] | None,
+    fixed: Mapping[str, tuple[float, float]] | None,
 ) -> dict[str, Any]:
     """odds_compute for the cost section's plans, priced in the drawn worlds."""
     rate = currency_rate(params, prices_in=answers.prices_in, shown_in=currency)
@@ -553,22 +582,28 @@ def _shown(
     cumulative: np.ndarray,
     band_months: np.ndarray,
     rate: float,
-    fixed: Mapping[str, float] | None,
+    fixed: Mapping[str, tuple[float, float]] | None,
     ranges: Mapping[str, tuple[float, float]],
     given: Mapping[str, Any],
 ) -> dict[str, Any]:
     """The odds as the result states them: who is cheapest how often (the `fixed` outcomes
     held at their present value beside the draws), what drives it, each outcome's P10, P50
     and P90, and each option's cumulative bands (`cumulative`: options, months, draws)."""
-    draws = len(drawn["utilization"])
-    held = {key: np.full(draws, value / rate) for key, value in (fixed or {}).items()}
+    held = per_token_draws(fixed or {}, drawn, rate)
     probability = cheapest_odds(present, plans.compared, plans.reduces_to, held)
     outcomes = outcome_amounts(present, plans.reduces_to) | held
     return {
-        "draws": draws,
+        "draws": len(drawn["utilization"]),
         **given,
         "cheapest_probability": probability,
-        "drivers": _drivers(drawn, outcomes, probability, ranges, with_growth=plans.future.grows),
+        "drivers": _drivers(
+            drawn,
+            outcomes,
+            probability,
+            ranges,
+            left_out=(PLAN_ONLY if not plans.future.grows else frozenset())
+            | (PER_TOKEN if not held else frozenset()),
+        ),
         "present_value": {
             outcome: dict(
                 zip(
@@ -577,7 +612,7 @@ def _shown(
                     strict=True,
                 )
             )
-            for outcome in [*plans.compared, *held]
+            for outcome in dict.fromkeys([*plans.compared, *held])
         },
         "bands": _bands(cumulative, band_months, rate),
         "ranges": _ranges_shown(ranges),
@@ -632,11 +667,12 @@ def _drivers(
     probability: Mapping[str, float],
     ranges: Mapping[str, tuple[float, float]],
     *,
-    with_growth: bool = False,
+    left_out: frozenset[str] = PLAN_ONLY | PER_TOKEN,
 ) -> list[dict[str, Any]]:
     """The inputs by how much they move the lead of the likeliest cheapest outcome over the
     best of the others (|rank correlation|, largest first); inputs held fixed are left out,
-    and the growth unless the demand grows (`with_growth`)."""
+    and those that move nothing here (`left_out`: the growth while demand holds, the
+    per-token price level with nothing per token)."""
     if len(probability) < 2:
         return []
     leader = max(probability, key=lambda outcome: (probability[outcome], outcome))
@@ -648,6 +684,6 @@ def _drivers(
             "rank_correlation": round(_correlation(_ranks(drawn[name], ties=False), lead), 3),
         }
         for name in SPREADS
-        if ranges[name][0] < ranges[name][1] and (with_growth or name not in PLAN_ONLY)
+        if ranges[name][0] < ranges[name][1] and name not in left_out
     ]
     return sorted(found, key=lambda row: -abs(row["rank_correlation"]))

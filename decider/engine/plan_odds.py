@@ -49,11 +49,15 @@ def plan_odds(
     drawn: Mapping[str, np.ndarray],
     rate: float,
     outcomes: Mapping[str, str] | None = None,
-) -> dict[str, Any]:
+    fixed: Mapping[str, tuple[float, float]] | None = None,
+) -> dict[str, Any] | None:
     """How sure the plan is: its present value and those of the plans beside it in each of
     the odds' drawn worlds, each plan held as it was chosen (the stages are decided now, the
     world is drawn afterwards): the same worlds, priced the same way, as the cost section's
-    odds (engine/drawn.py), so that both name one favourite."""
+    odds (engine/drawn.py), so that both name one favourite. None without decision months
+    (nothing owned arrives within the horizon)."""
+    if not decisions:
+        return None
     low, high = ranges["growth"]
     plans = PlanSet(tuple(decisions), {name: Spec(levels) for name, levels in paths.items()})
     amounts = drawn_plans.priced(
@@ -68,7 +72,9 @@ def plan_odds(
     staged = amounts["staged"]
     return {
         "draws": len(staged),
-        "outcome_cheapest_probability": _outcome_shares(amounts, outcomes),
+        "outcome_cheapest_probability": _outcome_shares(
+            amounts, outcomes, odds.per_token_draws(fixed or {}, drawn, rate)
+        ),
         "growth": {"low": low, "high": high},
         "present_value": {
             name: dict(
@@ -94,16 +100,21 @@ def plan_odds(
 
 
 def _outcome_shares(
-    amounts: Mapping[str, np.ndarray], outcomes: Mapping[str, str] | None
+    amounts: Mapping[str, np.ndarray],
+    outcomes: Mapping[str, str] | None,
+    held: Mapping[str, np.ndarray],
 ) -> dict[str, float]:
     """The share of draws in which each outcome's plan costs least (ties: the smaller
-    commitment first, as the cost model breaks them)."""
+    commitment first, as the cost model breaks them), the per-token outcomes (`held`, at
+    each draw: odds.per_token_draws) after them, the per-token hybrid in the plan's place
+    when it is the hybrid weighed."""
+    candidates = {key: amounts[name] for key, name in (outcomes or {}).items()} | dict(held)
     ordered = [key for key in TIE_ORDER if key in (outcomes or {})]
-    shares: dict[str, float] = {}
-    if outcomes and ordered:
-        least = np.argmin(np.vstack([amounts[outcomes[key]] for key in ordered]), axis=0)
-        shares = {key: round(float((least == i).mean()), 4) for i, key in enumerate(ordered)}
-    return shares
+    if not ordered:
+        return {}
+    ordered = list(dict.fromkeys([*ordered, *held]))
+    least = np.argmin(np.vstack([candidates[key] for key in ordered]), axis=0)
+    return {key: round(float((least == i).mean()), 4) for i, key in enumerate(ordered)}
 
 
 def _beats(amounts: Mapping[str, np.ndarray]) -> dict[str, dict[str, float]]:

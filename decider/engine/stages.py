@@ -258,11 +258,11 @@ def plan_compute(
     ranges: Mapping[str, tuple[float, float]] | None = None,
     seed: int = 0,
     outcome: str | None = None,
+    fixed: Mapping[str, tuple[float, float]] | None = None,
 ) -> dict[str, Any]:
-    """The cheapest staged plan, with cloud only and "commit now" beside it, whether to
-    buy now or wait, and whether to own this generation or the next (`ranges` and `seed`:
-    the odds of waiting and of the next generation); `outcome`: the headline, which the
-    plan recommended follows (the headline's verdict reads the plan when demand grows)."""
+    """The cheapest staged plan, with cloud only and "commit now" beside it, buy now or
+    wait, this generation or the next (`ranges`, `seed`: the odds); `outcome`: the
+    headline, which the plan recommended follows; `fixed`: the per-token outcomes."""
     params = figures_values(figures)
     world = world_of(params, answers, future)
     rate = currency_rate(params, prices_in=answers.prices_in, shown_in=currency)
@@ -273,20 +273,17 @@ def plan_compute(
     outcomes = _outcome_plans(weighed.paths, stages, decisions, answers.excluded)
     ranges = {**odds.ranges_of(None), **(ranges or {})}  # an input not given: its default
     drawn = odds.draw(ranges, seed=seed)
-    found_odds = (
-        None
-        if not decisions
-        else plan_odds(
-            params,
-            answers,
-            future,
-            decisions,
-            weighed.paths,
-            ranges=ranges,
-            drawn=drawn,
-            rate=rate,
-            outcomes=outcomes,
-        )
+    found_odds = plan_odds(
+        params,
+        answers,
+        future,
+        decisions,
+        weighed.paths,
+        ranges=ranges,
+        drawn=drawn,
+        rate=rate,
+        outcomes=outcomes,
+        fixed=fixed,
     )
     recommended = _recommended(
         world, decisions, stages, weighed, found_odds, outcome, gpu_model, kept=kept, rate=rate
