@@ -506,10 +506,10 @@ def _result_schema() -> dict[str, Any]:
             "costs": {
                 "type": "object",
                 "description": "The cost model (totals, present_value, breakdown, "
-                "cumulative, ...) over the answers' future: today's demand held, or, when it "
-                "grows (`demand_grows`: true), each option priced over that growth as the plan "
-                "prices it (the cost per useful hour, hybrid curve and sensitivity stay at "
-                "today's demand); `estimated_prices`: the estimated price figures the cheapest "
+                "cumulative, ...): each option a plan priced month by month over the answers' "
+                "future, as `plan` prices it, today's demand held or growing (`demand_grows`; "
+                "as it grows, the cost per useful hour by utilization and the sensitivity "
+                "stay at today's demand, and there is no `hybrid_curve`); `estimated_prices`: the estimated price figures the cheapest "
                 "cloud rests on. The verdict: `verdict`, `verdict_gap_pct` and "
                 "`verdict_probability` (the share of the odds' draws in which the cheapest is "
                 "cheapest); `verdict_basis` is `costs`, or `plan` when demand grows and the "
@@ -519,14 +519,26 @@ def _result_schema() -> dict[str, Any]:
             },
             "odds": {
                 "type": "object",
-                "description": "How sure the cheapest option is: `cheapest_probability` per "
-                "compared outcome over `draws` draws with `seed`, the `drivers` (rank "
+                "description": "How sure the cheapest option is: the same plans priced in "
+                "drawn worlds (`plan.odds` reads the same draws), `cheapest_probability` per "
+                "outcome in play (per token included) over `draws` draws with `seed`, the "
+                "`drivers` (rank "
                 "correlation with the leader's lead), P10/P50/P90 `present_value` per outcome "
                 "and cumulative `bands` per option at `bands.months`, and the `ranges` drawn "
                 "from.",
                 "required": ["draws", "seed", "cheapest_probability", "drivers", "bands"],
             },
             "plan": _plan_schema(),
+            "decision": {
+                "type": "object",
+                "description": "Each outcome in play once, cheapest first, at the figures "
+                "every section reads for it: `options[]` {outcome, option (the cost option "
+                "or `api_hybrid` that prices it), recommended, present_value, total, capital, "
+                "per_useful_gpu_hour, cheapest_probability, p10, p50, p90}; and "
+                "`recommended_plan` {outcome, plan, present_value, stages[], "
+                "first_owned_gpus, servers, power_kw, first_purchase_month}.",
+                "required": ["options", "recommended_plan"],
+            },
             "summary": {
                 "type": "object",
                 "description": "`extra_cost`: null when the headline is the cheapest allowed "

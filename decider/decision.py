@@ -154,3 +154,97 @@ def first_owned(plan: Mapping[str, Any]) -> int:
     """The GPUs the plan recommended owns at its first stage (0: it rents)."""
     owning = [stage for stage in plan.get("chosen", []) if stage["action"] in ("own", "keep")]
     return int(owning[0]["gpus"]) if owning else 0
+
+
+def decision_json(
+    result: scoring.Result,
+    costs: Mapping[str, Any],
+    odds: Mapping[str, Any] | None,
+    plan: Mapping[str, Any],
+) -> dict[str, Any]:
+    """`decision` (issue 50): each outcome in play once, cheapest first, with the figures
+    every section reads for it (`options`: present value, total, capital, cost per useful
+    GPU-hour, how often it is cheapest, its P10, P50 and P90), and the plan recommended
+    (`recommended_plan`: its stages, servers, power and first purchase)."""
+    order, present = verdict.shown_amounts(result, costs)
+    rows = {row.key: row for row in summary.option_figures(costs, result.recommendation)}
+    shares = (odds or {}).get("cheapest_probability") or {}
+    bands = (odds or {}).get("present_value") or {}
+    options = []
+    for outcome in order:
+        option = costs["cheapest_cloud_mode"] if outcome == "cloud" else outcome
+        per_token_form = outcome == "hybrid" and present[outcome] != costs["present_value"].get(
+            "hybrid"
+        )
+        row = None if per_token_form else rows.get(option)
+        drawn = bands.get(outcome) or {}
+        options.append(
+            {
+                "outcome": outcome,
+                # The cost option that prices it; the hybrid that sends its bursts per token
+                # is priced by its owned base and the tokens (costs.api_hybrid).
+                "option": "api_hybrid" if per_token_form else option,
+                "recommended": outcome == result.recommendation,
+                "present_value": round(float(present[outcome]), 2),
+                "total": _total_of(costs, option, row, per_token_form),
+                "capital": None if row is None else round(row.upfront, 2),
+                "per_useful_gpu_hour": None if row is None else row.per_useful_hour,
+                "cheapest_probability": shares.get(outcome),
+                "p10": drawn.get("p10"),
+                "p50": drawn.get("p50"),
+                "p90": drawn.get("p90"),
+            }
+        )
+    return {"options": options, "recommended_plan": _recommended_plan(result, costs, plan)}
+
+
+def _total_of(
+    costs: Mapping[str, Any], option: str, row: summary.OptionFigures | None, per_token_form: bool
+) -> float | None:
+    if per_token_form:
+        return None
+    if row is not None:
+        return round(row.total, 2)
+    total = (costs.get("totals") or {}).get(option)
+    return None if total is None else round(float(total), 2)
+
+
+def _recommended_plan(
+    result: scoring.Result, costs: Mapping[str, Any], plan: Mapping[str, Any]
+) -> dict[str, Any]:
+    """The plan the headline, the first step and the chart describe: its stages (the GPUs
+    owned from each month), the servers and the power its first owned stage needs, and the
+    month its first purchase is ordered."""
+    figures = costs["assumptions"]
+    per_node = int(figures["gpus_per_node"]["value"])
+    chosen: list[dict[str, Any]] = list(plan.get("chosen", []))
+    name = plan.get("chosen_plan")
+    if result.recommendation == API and costs.get("api"):
+        chosen, name = [], API  # nothing owned: the tokens are sent per token
+    elif bursts_per_token(result, costs):  # the base owned, the bursts per token
+        owned = int(costs["api_hybrid"]["owned_gpus"])
+        lead = int(round(figures["lead_time_months"]["value"]))
+        own: dict[str, Any] = {"month": lead, "order_month": 0, "action": "own", "gpus": owned}
+        chosen, name = [own | {"owned_gpus": owned}], "api_hybrid"
+    owning = [stage for stage in chosen if stage["action"] in ("own", "keep")]
+    gpus = int(owning[0]["gpus"]) if owning else 0
+    servers = -(-gpus // per_node)
+    ordered = [stage["order_month"] for stage in owning if stage.get("order_month") is not None]
+    return {
+        "outcome": result.recommendation,
+        "plan": name,
+        "present_value": plan_line(result, costs, plan, costs["currency"])["present_value"]
+        if result.recommendation
+        else None,
+        "stages": [
+            {
+                key: stage.get(key)
+                for key in ("month", "order_month", "action", "gpus", "owned_gpus")
+            }
+            for stage in chosen
+        ],
+        "first_owned_gpus": gpus,
+        "servers": servers,
+        "power_kw": round(servers * figures["node_kw"]["value"] * figures["pue"]["value"], 1),
+        "first_purchase_month": min(ordered) if ordered else None,
+    }

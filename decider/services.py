@@ -458,6 +458,9 @@ def assessment_document(
             plan=document["plan"],
         )
     )
+    document["decision"] = decision.decision_json(
+        result, document["costs"], document["odds"], document["plan"]
+    )
     if assessment.ruleset is not None:
         document["summary"] |= decision.summary_json(
             result=result,

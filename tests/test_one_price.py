@@ -254,3 +254,38 @@ def test_the_per_token_price_is_drawn_like_every_other_price(client, rules):
     assert "api" in plan_shares
     odds_shares = document["odds"]["cheapest_probability"]
     assert max(plan_shares, key=plan_shares.get) == max(odds_shares, key=odds_shares.get)
+
+
+@pytest.mark.parametrize(
+    "case", ["lab_256_at_85", "research_lab", "startup_16_to_256", "inference_20b_tokens"]
+)
+def test_the_decision_lists_each_outcome_once_at_the_price_every_section_reads(client, rules, case):
+    """`decision.options`: every outcome in play once, with the present value the plan and
+    the verdict state for it and the odds' own figures; `decision.recommended_plan`: the GPUs
+    the headline owns and the servers the first step asks quotes for."""
+    _assessment, edit, _checked = scored(CASES[case])
+    document = client.get(reverse("decider-edit-json", args=[edit])).json()["result"]
+    decided, plan, odds = document["decision"], document["plan"], document["odds"]
+    outcomes = [row["outcome"] for row in decided["options"]]
+    assert len(outcomes) == len(set(outcomes)) and document["recommendation"] in outcomes
+    assert set(outcomes) == set(document["scores"]) - set(document["excluded"])
+    values = [row["present_value"] for row in decided["options"]]
+    assert values == sorted(values)  # cheapest first
+    for row in decided["options"]:
+        assert row["cheapest_probability"] == odds["cheapest_probability"].get(row["outcome"])
+        assert row["p50"] == odds["present_value"][row["outcome"]]["p50"]
+        if row["option"] == "api":
+            assert row["present_value"] == document["costs"]["present_value"]["api"]
+        elif row["option"] == "api_hybrid":
+            assert row["present_value"] == document["costs"]["api_hybrid"]["present_value"]
+        else:
+            assert row["present_value"] == plan["outcome_present_value"][row["outcome"]]
+    recommended = decided["recommended_plan"]
+    headline = document["summary"]["headline"]
+    steps = " ".join(step["text"] for step in document["summary"]["next_steps"])
+    if recommended["first_owned_gpus"]:
+        assert f"Own {recommended['first_owned_gpus']} GPUs" in headline
+        assert f"quotes for {recommended['servers']} servers" in steps
+        assert f"Reserve {recommended['power_kw']:,.0f} kW" in steps
+    else:
+        assert "quotes for" not in steps

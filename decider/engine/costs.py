@@ -971,6 +971,33 @@ def present_values_of(
     }
 
 
+def plans_present_values(
+    planned: OptionPlans,
+    *,
+    figures: Mapping[str, Figure],
+    answers: CostAnswers,
+    grows: bool,
+    currency: str = "USD",
+) -> dict[str, Any]:
+    """Each option's present value and the outcomes compared, as costs_over_future gives
+    them for the same plans, without the rest of the section: for pricing the same answers
+    at other volumes (engine/hosted.py)."""
+    params = figures_values(figures)
+    rate = _rate(params, answers, currency)
+    months = np.arange(answers.horizon_months + 1, dtype=float)
+    factor = (1.0 + params["discount_rate"]) ** (-months / 12)
+    present = {
+        option: round(float((sum(planned.lines[option].values()) * factor).sum()) * rate, 2)
+        for option in OPTIONS
+    }
+    compared, reduces_to = planned.compared(answers, grows=grows)
+    return {
+        "present_value": present,
+        "options_compared": compared,
+        "hybrid_reduces_to": reduces_to,
+    }
+
+
 def _ranking(
     answers: CostAnswers, present: Mapping[str, float | None], reduces_to: str | None
 ) -> dict[str, Any]:

@@ -549,12 +549,19 @@ def _present_values(
     excluded: Iterable[str],
     currency: str,
 ) -> Mapping[str, Any]:
-    """The options' present values as the cost section gives them (answers_costs: the
-    plans, priced month by month), a fleet smaller than the one `figures` were set for
-    priced as its own servers (as a new assessment of that size is, _figures_used)."""
-    if not stages.future_of(answers).grows:
+    """The options' present values as the cost section gives them (its plans, priced month
+    by month: costs.plans_present_values), a fleet smaller than the one `figures` were set
+    for priced as its own servers (as a new assessment of that size is, _figures_used)."""
+    future = stages.future_of(answers)
+    if not future.grows:
         figures = figures_for_fleet(figures, answers["gpus"])
-    return answers_costs(answers=answers, figures=figures, excluded=excluded, currency=currency)
+    cost_in = cost_answers(answers, excluded=frozenset(excluded))
+    planned = stages.future_lines(answers=cost_in, figures=figures, future=future)
+    if planned is None:  # nothing owned arrives within the horizon: the closed forms
+        return costs.present_values_of(answers=cost_in, figures=figures, currency=currency)
+    return costs.plans_present_values(
+        planned, figures=figures, answers=cost_in, grows=future.grows, currency=currency
+    )
 
 
 def answers_odds(

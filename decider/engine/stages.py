@@ -170,8 +170,16 @@ def totals_at(
             return {key: math.nan for key in ("onprem", "cloud_on_demand", "cloud_reserved")}
         peak = world.nodes(float(world.peak[1:].max())) * world.per_node
         nothing = tuple(0 for _ in decisions)
-        lines = option_lines(world, decisions, own=tuple(peak for _ in decisions), hybrid=nothing)
-        return {key: _total(lines[key]) for key in ("onprem", "cloud_on_demand", "cloud_reserved")}
+        anywhere = replace(world, home_share=0.0, _hires={}, _team={})
+        return {
+            "onprem": _total(path_lines(world, decisions, tuple(peak for _ in decisions))),
+            "cloud_on_demand": _total(
+                path_lines(replace(anywhere, blocks="none"), decisions, nothing)
+            ),
+            "cloud_reserved": _total(
+                path_lines(replace(anywhere, blocks="peak"), decisions, nothing)
+            ),
+        }
 
     return at
 

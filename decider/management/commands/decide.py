@@ -7,9 +7,9 @@ from django.core.management.base import BaseCommand
 from django.utils import timezone, translation
 from django.utils.translation import gettext
 
-from decider.decision import summary_json
+from decider.decision import decision_json, summary_json
 from decider.engine import sizing, verdict
-from decider.engine.evaluation import answers_odds, answers_plan
+from decider.engine.evaluation import answers_odds, answers_plan, per_token_parts
 from decider.engine.figures import FIGURES
 from decider.engine.markets import CURRENCIES
 from decider.engine.outcomes import outcome_name
@@ -82,6 +82,7 @@ class Command(BaseCommand):
                     excluded=data["excluded"],
                     currency=options["currency"],
                     seed=options["seed"],
+                    fixed=per_token_parts(evaluation.costs, data["excluded"]),
                     **({"outcome": data["recommendation"]} if key == "plan" else {}),
                 )
             self._summarize(data, ruleset, evaluation, answers, language=options["lang"])
@@ -98,7 +99,11 @@ class Command(BaseCommand):
         return [], self._text(data)
 
     def _summarize(self, data, ruleset, evaluation, answers, *, language: str) -> None:
-        """The money (verdict, extra and constraint cost) and the decision's summary."""
+        """The money (verdict, extra and constraint cost), the decision (its options and
+        plan) and its summary."""
+        data["decision"] = decision_json(
+            evaluation.result, data["costs"], data["odds"], data["plan"]
+        )
         data.update(
             verdict.result_money(
                 evaluation.result,
