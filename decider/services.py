@@ -203,8 +203,13 @@ def assessment_draft_save(
     odds the scoring drew and the costs it computed, kept for the result's first view."""
     scored = {field: getattr(draft, field) for field in Assessment.SCORED_FIELDS}
     saved = Assessment.create_with_links(answers=draft.answers, name=draft.name, **scored)
-    caching.keep(caching.scored_key(saved[0], "odds", "USD"), odds_usd)
-    caching.keep(caching.scored_key(saved[0], "costs", "USD"), costs_usd)
+    # What the draft's document computed (the plan, the odds, in its currency) is the saved
+    # result's own: its first view computes none of it again.
+    computed = dict(_carried(draft))  # the scoring's own costs and odds before the rest
+    drawn_now = {("odds", "USD"): odds_usd, ("costs", "USD"): costs_usd}
+    computed |= {key: value for key, value in drawn_now.items() if value is not None}
+    for (name, currency), value in computed.items():
+        caching.keep(caching.scored_key(saved[0], name, currency), value)
     return saved
 
 
@@ -326,18 +331,33 @@ def _prices(figures: dict[str, Figure]) -> dict[str, tuple[float, str, str]]:
     return {name: (float(f.value), f.source, f.as_of) for name, f in figures.items()}
 
 
-_SCORING_COMPUTED = "scoring_computed"  # on an unsaved what-if: {(name, currency): value}
+# On an unsaved draft or what-if: {(name, currency): value}, what its scoring and its
+# document computed; a draft's is kept when it is saved (assessment_draft_save).
+_SCORING_COMPUTED = "scoring_computed"
+
+
+def _carried(assessment: Assessment) -> dict[tuple[str, str], Any]:
+    found: dict[tuple[str, str], Any] | None = getattr(assessment, _SCORING_COMPUTED, None)
+    if found is None:
+        found = {}
+        setattr(assessment, _SCORING_COMPUTED, found)
+    return found
 
 
 def _computed(
     assessment: Assessment, name: str, currency: str, compute: Callable[[], dict[str, Any]]
 ) -> dict[str, Any]:
     """`compute()` once per scored result and currency (decider/caching.py); an unsaved
-    what-if has nothing kept, and carries what its scoring computed."""
-    carried = getattr(assessment, _SCORING_COMPUTED, {}).get((name, currency))
-    if carried is not None:
-        return carried
-    return caching.scored(caching.scored_key(assessment, name, currency), compute)
+    draft or what-if has nothing kept: it carries what it computed (and a draft hands it
+    on to be kept when it is saved)."""
+    carried = _carried(assessment)
+    if (found := carried.get((name, currency))) is not None:
+        return found
+    key = caching.scored_key(assessment, name, currency)
+    if key is None:
+        carried[(name, currency)] = value = compute()
+        return value
+    return caching.scored(key, compute)
 
 
 def assessment_costs(assessment: Assessment, *, currency: str) -> dict[str, Any]:

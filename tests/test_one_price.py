@@ -289,3 +289,37 @@ def test_the_decision_lists_each_outcome_once_at_the_price_every_section_reads(c
         assert f"Reserve {recommended['power_kw']:,.0f} kW" in steps
     else:
         assert "quotes for" not in steps
+
+
+@pytest.mark.parametrize("persona", ["research_lab", "startup", "growth", "inference"])
+def test_a_new_result_s_first_view_computes_nothing_its_create_computed(
+    client, rules, monkeypatch, persona
+):
+    """Computed once, kept (issue 50): the API's create draws the odds and the plan for its
+    document on the unsaved draft; its first view, as JSON or as a page, reads those."""
+    from decider.engine import evaluation
+
+    counted: list[str] = []
+    for name in ("answers_odds", "answers_plan"):
+        real = getattr(evaluation, name)
+
+        def counting(*args, _real=real, _name=name, **kwargs):
+            counted.append(_name)
+            return _real(*args, **kwargs)
+
+        monkeypatch.setattr(evaluation, name, counting)
+        monkeypatch.setattr(f"decider.services.{name}", counting)
+    response = client.post(
+        reverse("decider-api-assessments"),
+        json.dumps({"answers": make_answers(persona)}),
+        content_type="application/json",
+    )
+    assert response.status_code == 201, response.content
+    created = response.json()
+    made = len(counted)
+    read = client.get(created["view_json_url"]).json()
+    assert len(counted) == made, counted[made:]
+    assert read["result"]["plan"] == created["result"]["plan"]
+    assert read["result"]["odds"] == created["result"]["odds"]
+    page = client.get(created["edit_url"], {"currency": "USD"})
+    assert page.status_code == 200 and len(counted) == made, counted[made:]
