@@ -19,6 +19,7 @@ from typing import NamedTuple
 from benchmarks.soak import Client
 
 NEW = 30  # new assessments per page and round
+PERSONAS = ("research_lab", "startup", "growth", "inference")
 BARE_REQUESTS = 600  # the bare view's batch: enough clock ticks to count (1 ms each or so)
 GOALS = {"result page, first view": 0.1, "report, first view": 0.1, "what-if, a new one": 0.05}
 TICK_S = 1 / os.sysconf("SC_CLK_TCK")
@@ -57,7 +58,10 @@ def measure(stack, rounds: int) -> list[Batch]:
     batches = {name: Batch(name, [], []) for name in pages}
     for round_number in range(rounds):
         for name, path_of in pages.items():
-            made = [maker.create("growth", f"first view {i}")[0] for i in range(NEW)]
+            # Every persona in turn: a preset whose odds the create keeps is not the rule.
+            made = [
+                maker.create(PERSONAS[i % len(PERSONAS)], f"first view {i}")[0] for i in range(NEW)
+            ]
             client = Client(stack.port)
             bare = _timed(stack, client, ["/bench/bare"] * BARE_REQUESTS, 200)
             page = _timed(stack, client, [path_of(edit) for edit in made], 200)
@@ -76,7 +80,8 @@ def table(batches: list[Batch]) -> list[str]:
         return []
     lines = [
         "",
-        f"Pages of new assessments, each shown once ({NEW} per page and round, one request "
+        f"Pages of new assessments, each shown once ({NEW} per page and round, the personas "
+        f"{', '.join(PERSONAS)} in turn, made through the API; one request "
         f"after another; the bare view's {BARE_REQUESTS} requests right before): "
         "benchmarks/first_views.py.",
         "",

@@ -24,14 +24,18 @@ from __future__ import annotations
 
 import functools
 import itertools
+import threading
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 
 from decider.engine.costs import CLOUD_PRICED, CostAnswers
 from decider.engine.future import Future
 from decider.engine.months import World, path_lines, world_of
+from decider.engine.search import world_key
 
 # The grid the months' reckoning is run on; each draw is read between its neighbours.
 UTILIZATION_POINTS, LEAD_TIME_POINTS, GROWTH_POINTS = 5, 4, 3
@@ -143,10 +147,44 @@ def _world_prices(
     out = np.zeros((len(GROUPS), len(plans.specs), 1 + len(band_months)))
     for k, spec in enumerate(plans.specs.values()):
         decisions, levels = _shifted(plans.decisions, spec.levels, shift, months)
-        grouped = _by_group(path_lines(_rented_as(world, spec.rents), decisions, levels), months)
-        out[:, k, 0] = grouped @ world.discount
-        out[:, k, 1:] = np.cumsum(grouped, axis=1)[:, band_months]
+        out[:, k] = _path_priced(_rented_as(world, spec.rents), decisions, levels, band_months)
     return out
+
+
+# The plans priced lately, by their world, months and levels: the cost section's odds and
+# the plan's price many of the same plans in the same worlds (on-prem is the peak owned,
+# the hybrid the staged plan, the committed cloud cloud only).
+_PRICED: OrderedDict[tuple[Any, ...], np.ndarray] = OrderedDict()
+_PRICED_KEPT = 4096
+_PRICED_LOCK = threading.Lock()
+
+
+def _path_priced(
+    world: World, decisions: list[int], levels: tuple[int, ...], band_months: np.ndarray
+) -> np.ndarray:
+    """(groups, 1 + band months): a plan's present value and cumulative cost at the band
+    months by line group (remembered for the same world, months and levels)."""
+    key = (world_key(world), tuple(decisions), levels, band_months.tobytes())
+    with _PRICED_LOCK:
+        if (found := _PRICED.get(key)) is not None:
+            _PRICED.move_to_end(key)
+            return found
+    months = world.months
+    grouped = _by_group(path_lines(world, decisions, levels), months)
+    priced = np.empty((len(GROUPS), 1 + len(band_months)))
+    priced[:, 0] = grouped @ world.discount
+    priced[:, 1:] = np.cumsum(grouped, axis=1)[:, band_months]
+    with _PRICED_LOCK:
+        _PRICED[key] = priced
+        if len(_PRICED) > _PRICED_KEPT:
+            _PRICED.popitem(last=False)
+    return priced
+
+
+def forget_priced() -> None:
+    """Forget the plans priced lately (benchmarks: a new assessment each time)."""
+    with _PRICED_LOCK:
+        _PRICED.clear()
 
 
 def priced(

@@ -75,7 +75,7 @@ def search(world: World, *, must_own: bool = False) -> tuple[Path, list[int]]:
     """The cheapest path over the decision months, and those months (`must_own`: the
     cheapest that owns GPUs by the last decision); remembered for the same world (both
     are searched at once: they share every cost)."""
-    key = _world_key(world)
+    key = world_key(world)
     with _SEARCHED_LOCK:
         if (found := _SEARCHED.get(key)) is not None:
             _SEARCHED.move_to_end(key)
@@ -95,7 +95,7 @@ def forget_searches() -> None:
         _SEARCHED.clear()
 
 
-def _world_key(world: World) -> tuple[Any, ...]:
+def world_key(world: World) -> tuple[Any, ...]:
     """Everything a search's result depends on, hashable: the figures, the answers and the
     months' arrays (as bytes)."""
     arrays = (world.base, world.peak, world.price, world.committed, world.discount)

@@ -26,8 +26,9 @@ from typing import Any
 import numpy as np
 
 from decider.engine import odds
+from decider.engine import search as searches
 from decider.engine.costs import CostAnswers, OptionPlans
-from decider.engine.drawn import GROWTH_POINTS, PlanSet, Spec
+from decider.engine.drawn import GROWTH_POINTS, PlanSet, Spec, forget_priced
 from decider.engine.figures import Figure, figures_values
 from decider.engine.future import MAX_YEARS, Future, future_of, years_given
 from decider.engine.gpus import DEFAULT, gpu, next_generation
@@ -50,7 +51,6 @@ from decider.engine.search import (
     MAX_LEVELS,
     Path,
     decision_months,
-    forget_searches,
     search,
     segment_months,
 )
@@ -79,6 +79,12 @@ __all__ = [
     "refresh_months",
     "years_given",
 ]
+
+
+def forget_searches() -> None:
+    """Forget the searches and the plans priced lately (benchmarks: a new assessment)."""
+    searches.forget_searches()
+    forget_priced()
 
 
 @dataclass(frozen=True)
