@@ -744,14 +744,15 @@ def chart_hybrid(costs: dict, *, recommended: str | None = None) -> Chart | None
     """The hybrid's total by the GPUs it owns; None as demand grows (it owns in stages)."""
     if not (curve := costs["hybrid_curve"]):
         return None
-    currency, owned, peak = costs["currency"], costs["hybrid_owned_gpus"], curve["owned_gpus"][-1]
-    best_total = curve["total"][curve["owned_gpus"].index(owned)]
+    currency, peak = costs["currency"], curve["owned_gpus"][-1]
+    values, y_title, owned = _hybrid_values(costs, curve, currency)
+    best_total = values[curve["owned_gpus"].index(owned)]
     width = RECOMMENDED_WIDTH if recommended == "hybrid" else LINE_WIDTH
     traces = [
         _trace(
             "scatter",
             x=curve["owned_gpus"],
-            y=curve["total"],
+            y=values,
             mode="lines+markers",
             name=_("Hybrid total"),
             line={"color": COLORS["hybrid"], "width": width},
@@ -791,15 +792,28 @@ def chart_hybrid(costs: dict, *, recommended: str | None = None) -> Chart | None
         traces,
         title=title,
         x_title=_("Owned GPUs"),
-        y_title=_("Total cost over %(months)s months (%(currency)s)")
-        % {"months": costs["horizon_months"], "currency": currency},
+        y_title=y_title,
         xaxis={"range": [low - pad, high + pad]},
         yaxis=_money_axis(currency),
         annotations=annotations,
     )
-    headers = [_("Owned GPUs"), _("Total cost (%(currency)s)") % {"currency": currency}]
-    rows = [[gpus, total] for gpus, total in zip(curve["owned_gpus"], curve["total"], strict=True)]
+    headers = [_("Owned GPUs"), y_title]
+    rows = [[gpus, value] for gpus, value in zip(curve["owned_gpus"], values, strict=True)]
     return Chart("hybrid", title, summary, figure, headers, rows)
+
+
+def _hybrid_values(costs: dict, curve: dict, currency: str) -> tuple[list[float], str, int]:
+    """The curve's present values (what the plan weighs), their axis title and the GPUs of
+    the cheapest mix (none, when the hybrid reduces to the cloud); totals for a result
+    saved before the curve had present values."""
+    owned = costs["hybrid_owned_gpus"]
+    if costs["hybrid_reduces_to"] == "cloud" and 0 in curve["owned_gpus"]:
+        owned = 0
+    if curve.get("present_value"):
+        title = _("Present value (%(currency)s)") % {"currency": currency}
+        return curve["present_value"], title, owned
+    title = _("Total cost over %(months)s months (%(currency)s)")
+    return curve["total"], title % {"months": costs["horizon_months"], "currency": currency}, owned
 
 
 def _hybrid_summary(owned: int, peak: int, total: str, reduces_to: str | None) -> str:

@@ -323,3 +323,33 @@ def test_a_new_result_s_first_view_computes_nothing_its_create_computed(
     assert read["result"]["odds"] == created["result"]["odds"]
     page = client.get(created["edit_url"], {"currency": "USD"})
     assert page.status_code == 200 and len(counted) == made, counted[made:]
+
+
+# While demand holds, the plan's search weighs owning none, the base or the peak
+# (search._levels); the curve prices every node between, and finds cheaper ones (the lab:
+# 216 GPUs at $14.71 M against the plan's 224 at $14.83 M). The search's levels are next.
+COARSE_SEARCH = pytest.mark.xfail(
+    strict=True, reason="issue 50: the search weighs only the base and the peak"
+)
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        pytest.param("lab_256_at_85", marks=COARSE_SEARCH),
+        "research_lab",
+        "inference",
+    ],
+)
+def test_the_hybrid_curve_is_cheapest_where_the_hybrid_s_plan_owns(client, rules, case):
+    """The hybrid curve plots present values, what the plan weighs (it plotted totals, whose
+    lowest point need not be the plan's), its own point at the table's figures; the plan's
+    mix (or owning nothing, when the hybrid reduces to the cloud) is its lowest point."""
+    _assessment, edit, _checked = scored(CASES[case])
+    costs = client.get(reverse("decider-edit-json", args=[edit])).json()["result"]["costs"]
+    curve = costs["hybrid_curve"]
+    own = curve["owned_gpus"].index(costs["hybrid_owned_gpus"])
+    assert curve["present_value"][own] == costs["present_value"]["hybrid"]
+    assert curve["total"][own] == costs["totals"]["hybrid"]
+    cheapest = 0 if costs["hybrid_reduces_to"] == "cloud" else own
+    assert curve["present_value"][cheapest] == min(curve["present_value"])

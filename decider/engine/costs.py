@@ -1106,10 +1106,10 @@ class OptionPlans:
     own: tuple[int, ...]  # on-prem's GPUs over the decision months: the peak, when it can
     hybrid: tuple[int, ...]  # the hybrid's: the search's stages, or the cheapest that owns
     staged_owns: bool  # whether the search's cheapest plan owns any (else: the cloud's mix)
-    # The hybrid's total per level owned throughout (its own level among them), and the
-    # totals at another utilization: the hybrid curve and the cost per useful GPU-hour by
-    # utilization while demand is held.
-    curve: tuple[tuple[int, float], ...] = ()
+    # The hybrid's total and present value per level owned throughout (its own level among
+    # them), and the totals at another utilization: the hybrid curve and the cost per useful
+    # GPU-hour by utilization while demand is held.
+    curve: tuple[tuple[int, float, float], ...] = ()
     totals_at: TotalsAt | None = None
     decisions: tuple[int, ...] = ()  # the months a plan may change what it owns
 
@@ -1163,8 +1163,10 @@ def costs_over_future(
         "hybrid_curve": None
         if grows or not planned.curve
         else {
-            "owned_gpus": [level for level, _total in planned.curve],
-            "total": [money(total) for _level, total in planned.curve],
+            "owned_gpus": [level for level, _total, _present in planned.curve],
+            "total": [money(total) for _level, total, _present in planned.curve],
+            # What the plan weighs: its cheapest point is the hybrid's own.
+            "present_value": [money(present) for _level, _total, present in planned.curve],
         },
         "cheapest": cheapest,
         "runner_up": runner_up,

@@ -118,16 +118,16 @@ def future_lines(
     own = tuple(peak for _ in decisions)
     lines = option_lines(world, decisions, own=own, hybrid=levels)
     curve = {
-        level: _total(path_lines(world, decisions, tuple(level for _ in decisions)))
+        level: _priced(path_lines(world, decisions, tuple(level for _ in decisions)), world)
         for level in set(curve_levels) - {max(levels)}
     }
-    curve[max(levels)] = _total(lines["hybrid"])  # the plan's hybrid: the curve's own point
+    curve[max(levels)] = _priced(lines["hybrid"], world)  # the plan's hybrid: its own point
     return OptionPlans(
         lines,
         own,
         levels,
         owns,
-        curve=tuple(sorted(curve.items())),
+        curve=tuple((level, *priced) for level, priced in sorted(curve.items())),
         totals_at=totals_at(answers, figures, future),
         decisions=tuple(decisions),
     )
@@ -152,6 +152,11 @@ def drawn_options(planned: OptionPlans) -> PlanSet:
 def _total(lines: Mapping[str, np.ndarray]) -> float:
     """A path's money over the horizon, no discounting."""
     return float(sum(float(amounts.sum()) for amounts in lines.values()))
+
+
+def _priced(lines: Mapping[str, np.ndarray], world: World) -> tuple[float, float]:
+    """A path's money over the horizon and its present value (what the search weighs)."""
+    return _total(lines), float(sum(lines.values()) @ world.discount)
 
 
 def totals_at(
