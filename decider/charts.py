@@ -973,6 +973,7 @@ LINE_COLORS: dict[str, str] = {
     "gpu": "#00897b",
     "cloud_storage": "#807dba",
     "egress": "#7a5195",
+    "tokens": "#9e4a8a",
     "hiring": "#252525",
     "staff": "#636363",
     "cloud_staff": "#808080",

@@ -24,7 +24,7 @@ from typing import Any
 from django.db.models import F
 from django.utils import timezone
 
-from decider import caching, decision
+from decider import caching, conversion, decision
 from decider.engine import hosted, questionnaire, scoring, tokens, verdict
 from decider.engine.batch import Impact, Transition, impact_compute
 from decider.engine.evaluation import (
@@ -33,11 +33,18 @@ from decider.engine.evaluation import (
     answers_evaluate,
     answers_odds,
     answers_plan,
+    bursts_owned,
     per_token_parts,
     with_api,
 )
-from decider.engine.figures import FIGURE_NAMES, Figure, figures_as_dict, figures_from_dict
-from decider.engine.markets import DEFAULT_MARKET, market_of
+from decider.engine.figures import (
+    FIGURE_NAMES,
+    Figure,
+    figures_as_dict,
+    figures_from_dict,
+    figures_values,
+)
+from decider.engine.markets import DEFAULT_MARKET, currency_rate, market_of
 from decider.engine.merge import answers_merge
 from decider.engine.providers import (
     Provider,
@@ -331,6 +338,10 @@ def _prices(figures: dict[str, Figure]) -> dict[str, tuple[float, str, str]]:
     return {name: (float(f.value), f.source, f.as_of) for name, f in figures.items()}
 
 
+# The currency a result's sections are computed in, once (the scoring's); a page in another
+# converts them where it shows them (decider/conversion.py).
+COMPUTED_IN = "USD"
+
 # On an unsaved draft or what-if: {(name, currency): value}, what its scoring and its
 # document computed; a draft's is kept when it is saved (assessment_draft_save).
 _SCORING_COMPUTED = "scoring_computed"
@@ -345,30 +356,40 @@ def _carried(assessment: Assessment) -> dict[tuple[str, str], Any]:
 
 
 def _computed(
-    assessment: Assessment, name: str, currency: str, compute: Callable[[], dict[str, Any]]
+    assessment: Assessment, name: str, currency: str, compute: Callable[[str], dict[str, Any]]
 ) -> dict[str, Any]:
-    """`compute()` once per scored result and currency (decider/caching.py); an unsaved
-    draft or what-if has nothing kept: it carries what it computed (and a draft hands it
-    on to be kept when it is saved)."""
-    carried = _carried(assessment)
-    if (found := carried.get((name, currency))) is not None:
+    """`compute(COMPUTED_IN)` once per scored result (decider/caching.py), in another
+    currency converted where it is shown (decider/conversion.py): every currency reads one
+    computation. An unsaved draft or what-if has nothing kept: it carries what it computed
+    (and a draft hands it on to be kept when it is saved)."""
+    found = _computed_once(assessment, name, lambda: compute(COMPUTED_IN))
+    if currency == COMPUTED_IN:
         return found
-    key = caching.scored_key(assessment, name, currency)
+    rate = currency_rate(
+        figures_values(scored_figures(assessment)), prices_in=COMPUTED_IN, shown_in=currency
+    )
+    return conversion.converted(name, found, rate=rate, currency=currency)
+
+
+def _computed_once(
+    assessment: Assessment, name: str, compute: Callable[[], dict[str, Any]]
+) -> dict[str, Any]:
+    carried = _carried(assessment)
+    if (found := carried.get((name, COMPUTED_IN))) is not None:
+        return found
+    key = caching.scored_key(assessment, name, COMPUTED_IN)
     if key is None:
-        carried[(name, currency)] = value = compute()
+        carried[(name, COMPUTED_IN)] = value = compute()
         return value
     return caching.scored(key, compute)
 
 
 def assessment_costs(assessment: Assessment, *, currency: str) -> dict[str, Any]:
     """The cost figures of a scored assessment, from the figures it was scored with
-    (computed once per scored result and currency: decider/caching.py)."""
+    (computed once per scored result, in USD, and converted: _computed)."""
     assert assessment.result is not None, "score the assessment first"
     return _computed(
-        assessment,
-        "costs",
-        currency,
-        lambda: _costs_shown(assessment, currency),
+        assessment, "costs", currency, lambda computed_in: _costs_shown(assessment, computed_in)
     )
 
 
@@ -396,7 +417,7 @@ def assessment_odds(assessment: Assessment, *, currency: str) -> dict[str, Any]:
     weighs drawn beside the plans (as its scoring drew them)."""
 
     def compute(**given: Any) -> dict[str, Any]:
-        shown = assessment_costs(assessment, currency=currency)
+        shown = assessment_costs(assessment, currency=given["currency"])
         fixed = per_token_parts(shown, assessment_excluded(assessment))
         return answers_odds(**given, fixed=fixed)
 
@@ -409,9 +430,10 @@ def assessment_plan(assessment: Assessment, *, currency: str) -> dict[str, Any]:
     outcome = assessment.recommendation or None
 
     def compute(**given: Any) -> dict[str, Any]:
-        shown = assessment_costs(assessment, currency=currency)
+        shown = assessment_costs(assessment, currency=given["currency"])
         fixed = per_token_parts(shown, assessment_excluded(assessment))
-        return answers_plan(**given, outcome=outcome, fixed=fixed)
+        owned = bursts_owned(shown)
+        return answers_plan(**given, outcome=outcome, fixed=fixed, bursts_owned=owned)
 
     return _drawn(assessment, "plan", compute, currency=currency)
 
@@ -420,16 +442,16 @@ def _drawn(
     assessment: Assessment, name: str, compute: Callable[..., dict[str, Any]], *, currency: str
 ) -> dict[str, Any]:
     """`compute` (answers_odds, answers_plan) over the answers and figures the result was
-    scored with, drawn with the seed it keeps: once per scored result and currency."""
+    scored with, drawn with the seed it keeps: once per scored result (_computed)."""
     return _computed(
         assessment,
         name,
         currency,
-        lambda: compute(
+        lambda computed_in: compute(
             answers=assessment.answers,
             figures=scored_figures(assessment),
             excluded=assessment_excluded(assessment),
-            currency=currency,
+            currency=computed_in,
             seed=odds_seed_of(assessment),
         ),
     )

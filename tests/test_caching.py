@@ -31,7 +31,9 @@ def cost_model_runs(monkeypatch):
     return runs
 
 
-def test_the_cost_model_runs_once_per_scored_result_and_currency(client, rules, cost_model_runs):
+def test_the_cost_model_runs_once_per_scored_result_whatever_the_currency(
+    client, rules, cost_model_runs
+):
     _assessment, edit, view = make_assessment(answers=make_answers("growth"))
     first = client.get(reverse("decider-result", args=[edit])).content.decode()
     runs = len(cost_model_runs)
@@ -47,8 +49,10 @@ def test_the_cost_model_runs_once_per_scored_result_and_currency(client, rules, 
         return page.split('id="summary"')[1].split("</section>")[0]
 
     assert summary(again) == summary(first)
-    client.get(reverse("decider-result", args=[edit]), {"currency": "CNY"})
-    assert cost_model_runs[runs:] == ["CNY"]
+    # A page in yuan converts the same computation (decider/conversion.py): it runs nothing.
+    page = client.get(reverse("decider-result", args=[edit]), {"currency": "CNY"})
+    assert page.status_code == 200 and "¥" in page.content.decode()
+    assert cost_model_runs[runs:] == []
 
 
 def test_a_changed_answer_a_rename_and_a_re_score_show_at_once(client, rules):

@@ -43,7 +43,7 @@ def brute_force(world, *, must_own=False):
     """Every plan: a level per decision month, never below the one before or what is owned
     today, each able to hold the work that may not leave; the cheapest by its own cost."""
     decisions = search.decision_months(world)
-    levels = [level for level in search._levels(world) if level >= world.answers.fleet_gpus]
+    levels = [level for level in search.owned_levels(world) if level >= world.answers.fleet_gpus]
     segments = search.segment_months(world, decisions)
     floors = [world.home_share * world.peak[months].max() for months in segments]
     best = (math.inf, None)
@@ -90,7 +90,7 @@ def test_a_plan_priced_once_is_priced_at_any_price_levels(case, finance):
 
     world = world_at(1.0, 1.0)
     decisions = search.decision_months(world)
-    levels = search._levels(world)
+    levels = search.owned_levels(world)
     plans = [
         tuple(0 for _ in decisions),
         tuple(levels[-1] for _ in decisions),

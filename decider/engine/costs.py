@@ -91,6 +91,7 @@ LINE_LABELS: dict[str, str] = {
     "gpu": gettext_noop("Cloud GPU-hours"),
     "cloud_storage": gettext_noop("Cloud storage"),
     "egress": gettext_noop("Data egress"),
+    "tokens": gettext_noop("Bursts sent per token"),
     "hiring": gettext_noop("Recruiting"),
     "staff": gettext_noop("Staff hired for the owned cluster"),
     "cloud_staff": gettext_noop("Staff hired for the cloud platform"),

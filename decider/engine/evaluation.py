@@ -123,7 +123,7 @@ def answers_evaluate(
     )
     api, parts = _api_weighed(shown, excluded), per_token_parts(shown, excluded)
     # With growth, the verdict reads the plan over that future (engine/verdict.py).
-    basis = _plan_basis(answers, used, excluded, currency=currency, seed=odds_seed, fixed=parts)
+    basis = _plan_basis(answers, used, excluded, shown, currency=currency, seed=odds_seed)
     if basis is not None:
         basis = verdict.basis_with(basis, _api_hybrid_weighed(shown, api, excluded, basis))
     lead = _verdict_answers(derived, shown, api=api, basis=basis, excluded=excluded)
@@ -257,14 +257,14 @@ def _plan_basis(
     answers: Mapping[str, Any],
     figures: Mapping[str, Figure],
     excluded: Mapping[str, Text],
+    shown: Mapping[str, Any],
     *,
     currency: str,
     seed: int,
-    fixed: Mapping[str, tuple[float, float]],
 ) -> dict[str, Any] | None:
     """What the verdict reads when demand grows: the allowed outcomes' plans over that
-    future (verdict.plan_basis), the per-token outcomes drawn beside them (`fixed`); None
-    when it holds, or the plan gives no basis."""
+    future (verdict.plan_basis), the per-token outcomes of the cost section `shown` drawn
+    beside them (per_token_parts); None when it holds, or the plan gives no basis."""
     if not stages.future_of(answers).grows:
         return None
     plan = answers_plan(
@@ -273,7 +273,8 @@ def _plan_basis(
         excluded=excluded,
         currency=currency,
         seed=seed,
-        fixed=fixed,
+        fixed=per_token_parts(shown, excluded),
+        bursts_owned=bursts_owned(shown),
     )
     allowed = [outcome for outcome in costs.TIE_ORDER if outcome not in excluded]
     return verdict.plan_basis(plan, allowed)
@@ -324,6 +325,14 @@ def per_token_parts(
         sent = api[API] * float(shown["api_hybrid"]["burst_share_pct"]) / 100
         parts["hybrid"] = (mixed - sent, sent)
     return parts
+
+
+def bursts_owned(shown: Mapping[str, Any]) -> int:
+    """The GPUs the section's hybrid owns when it sends its bursts per token (0: it rents
+    them, or is not that hybrid): what the plan of that hybrid owns."""
+    if shown.get("hybrid_bursts") != "per_token":
+        return 0
+    return int(shown["api_hybrid"]["owned_gpus"])
 
 
 def _cost_excludes(
@@ -497,12 +506,7 @@ def answers_costs(
     cost_in = cost_answers(answers, excluded=frozenset(excluded))
     computed = costs.costs_compute(answers=cost_in, figures=figures, currency=currency)
     future = stages.future_of(answers)
-    planned = stages.future_lines(
-        answers=cost_in,
-        figures=figures,
-        future=future,
-        curve_levels=computed["hybrid_curve"]["owned_gpus"],
-    )
+    planned = stages.future_lines(answers=cost_in, figures=figures, future=future, curve=True)
     if planned:
         demand = cost_in.demand
         base, peak = future.demand(demand.base, float(demand.peak), cost_in.horizon_months)
@@ -530,17 +534,74 @@ def with_api(
     currency: str,
     book: tokens.PriceBook | None = None,
 ) -> dict[str, Any]:
-    """The cost section with a hosted model per token beside the GPU options (issue 36; not
-    yet an outcome the rules weigh), its GPUs priced by this cost section's own reckoning;
-    `book`: the prices (a saved result's own, hosted.pinned_book; else the shipped ones)."""
-    return computed | hosted.api_section(
-        answers,
-        computed,
-        cost_at=lambda changed: _present_values(changed, figures, excluded, currency),
-        excluded=frozenset(excluded),
-        figures=figures_values(figures),
-        book=book,
+    """The cost section with a hosted model per token beside the GPU options (issue 36), its
+    GPUs priced by this cost section's own reckoning; `book`: the prices (a saved result's
+    own, hosted.pinned_book; else the shipped ones). When the hybrid weighed sends its
+    bursts per token, that is the hybrid, in every figure of the section (_bursts_sent)."""
+    excluded = frozenset(excluded)
+
+    def api_keys(section: dict[str, Any]) -> dict[str, Any]:
+        return section | hosted.api_section(
+            answers,
+            section,
+            cost_at=lambda changed: _present_values(changed, figures, excluded, currency),
+            excluded=excluded,
+            figures=figures_values(figures),
+            book=book,
+        )
+
+    shown = api_keys(computed)
+    sent = _bursts_sent(shown, answers=answers, figures=figures, excluded=excluded)
+    if sent is None:
+        return shown
+    shown = api_keys(sent)
+    # One price: the section's hybrid is this plan, its lines priced once.
+    shown["api_hybrid"] = {**shown["api_hybrid"], "present_value": shown["present_value"]["hybrid"]}
+    return shown
+
+
+def _bursts_sent(
+    shown: Mapping[str, Any],
+    *,
+    answers: Mapping[str, Any],
+    figures: Mapping[str, Figure],
+    excluded: frozenset[str],
+) -> dict[str, Any] | None:
+    """The cost section (without its per-token keys) whose hybrid is the one that owns the
+    steady base and sends the bursts per token, when that is the hybrid weighed
+    (verdict.hybrid_per_token) and the rules allow a hybrid: its plan is the on-prem plan
+    of the GPUs it owns and a line of the tokens it sends, month by month, and every figure
+    of the section reads it (table, totals, present value, yearly, breakdown, ranking). None
+    otherwise, or when nothing owned arrives within the horizon (the closed forms)."""
+    if (
+        "hybrid" in excluded
+        or shown.get("hybrid_bursts")
+        or verdict.hybrid_per_token(shown) is None
+    ):
+        return None
+    owning = hosted.owning_answers(answers, int(shown["api_hybrid"]["owned_gpus"]))
+    base = _plans_at(owning, figures, excluded)
+    cost_in = cost_answers(answers, excluded=excluded)
+    future = stages.future_of(answers)
+    planned = stages.future_lines(answers=cost_in, figures=figures, future=future)
+    if base is None or planned is None:
+        return None
+    _owned_in, owned = base
+    bills = hosted.burst_bills(answers, shown, figures_values(figures), prices_in=cost_in.prices_in)
+    lines = {**planned.lines, "hybrid": {**owned.lines["onprem"], "tokens": bills}}
+    sent = replace(planned, lines=lines, hybrid=owned.own, staged_owns=True, curve=())
+    demand = cost_in.demand
+    at_base, at_peak = future.demand(demand.base, float(demand.peak), cost_in.horizon_months)
+    section = costs.costs_over_future(
+        {key: value for key, value in shown.items() if key not in hosted.API_KEYS},
+        sent,
+        figures=figures,
+        answers=cost_in,
+        useful_hours=costs.useful_gpu_hours(cost_in, at_base, at_peak),
+        grows=future.grows,
+        currency=str(shown["currency"]),
     )
+    return section | {"hybrid_bursts": "per_token", "hybrid_curve": None}
 
 
 def _present_values(
@@ -552,16 +613,40 @@ def _present_values(
     """The options' present values as the cost section gives them (its plans, priced month
     by month: costs.plans_present_values), a fleet smaller than the one `figures` were set
     for priced as its own servers (as a new assessment of that size is, _figures_used)."""
-    future = stages.future_of(answers)
-    if not future.grows:
-        figures = figures_for_fleet(figures, answers["gpus"])
     cost_in = cost_answers(answers, excluded=frozenset(excluded))
-    planned = stages.future_lines(answers=cost_in, figures=figures, future=future)
-    if planned is None:  # nothing owned arrives within the horizon: the closed forms
-        return costs.present_values_of(answers=cost_in, figures=figures, currency=currency)
+    found = _plans_at(answers, figures, excluded)
+    if found is None:  # nothing owned arrives within the horizon: the closed forms
+        fleet = _fleet_figures(answers, figures)
+        return costs.present_values_of(answers=cost_in, figures=fleet, currency=currency)
+    used, planned = found
     return costs.plans_present_values(
-        planned, figures=figures, answers=cost_in, grows=future.grows, currency=currency
+        planned,
+        figures=used,
+        answers=cost_in,
+        grows=stages.future_of(answers).grows,
+        currency=currency,
     )
+
+
+def _fleet_figures(
+    answers: Mapping[str, Any], figures: Mapping[str, Figure]
+) -> Mapping[str, Figure]:
+    """A fleet smaller than the one `figures` were set for, priced as its own servers (as
+    a new assessment of that size is, _figures_used); growing answers keep them."""
+    if stages.future_of(answers).grows:
+        return figures
+    return figures_for_fleet(figures, answers["gpus"])
+
+
+def _plans_at(
+    answers: Mapping[str, Any], figures: Mapping[str, Figure], excluded: Iterable[str]
+) -> tuple[Mapping[str, Figure], costs.OptionPlans] | None:
+    """The figures and the cost section's plans of `answers` (another volume of the same
+    service, or the base a hybrid owns); None when nothing owned arrives in time."""
+    used = _fleet_figures(answers, figures)
+    cost_in = cost_answers(answers, excluded=frozenset(excluded))
+    planned = stages.future_lines(answers=cost_in, figures=used, future=stages.future_of(answers))
+    return None if planned is None else (used, planned)
 
 
 def answers_odds(
@@ -604,11 +689,13 @@ def answers_plan(
     seed: int = 0,
     outcome: str | None = None,
     fixed: Mapping[str, tuple[float, float]] | None = None,
+    bursts_owned: int = 0,
 ) -> dict[str, Any]:
     """The staged plan of the evaluated answers (engine/stages.py), for the demand's growth
     and the fall of cloud prices the answers give (none: today's demand and prices held);
     `outcome`: the recommendation, which the plan recommended follows; `fixed`: the
-    per-token outcomes the verdict weighs (per_token_parts). With several
+    per-token outcomes the verdict weighs (per_token_parts), `bursts_owned` the GPUs the
+    hybrid among them owns (bursts_owned). With several
     workloads, where each runs in the pool and what pooling saves (pooled_facts)."""
     plan = stages.plan_compute(
         answers=cost_answers(answers, excluded=frozenset(excluded)),
@@ -621,6 +708,7 @@ def answers_plan(
         seed=seed,
         outcome=outcome,
         fixed=fixed,
+        bursts_owned=bursts_owned,
     )
     return plan | pooled_facts(answers, figures, excluded, currency=currency, plan=plan)
 

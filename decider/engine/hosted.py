@@ -26,6 +26,18 @@ BOOK_PATH = Path(__file__).resolve().parents[2] / "fixtures" / "token_prices.jso
 FACTORS = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0)
 # The cost figure: how much a per-token price falls a year (share, 0–1).
 FALL = "token_price_fall"
+# The keys api_section adds to a cost section (besides the per-token total and value).
+API_KEYS = frozenset(
+    {
+        "api",
+        "api_hybrid",
+        "api_not_offered",
+        "api_break_even_tokens_per_day_m",
+        "api_curve",
+        "api_cost_per_m_tokens",
+        "api_cost_per_m_tokens_apart",
+    }
+)
 BISECTIONS = 4  # between two factors 3× apart: the break-even to within about 7 %
 SEVERAL = Text(
     en="Several workloads share the GPUs here: the per-token price is compared for one "
@@ -157,14 +169,7 @@ def _api_hybrid(
         burst = bursting(owned)
         if not 1 <= owned < demand.peak or not 0 < burst <= may_leave + 1e-9:
             continue
-        own = {
-            key: value for key, value in answers.items() if key not in questionnaire.LEVELS_REPLACE
-        } | {
-            "gpus": owned,
-            "base_gpus": min(owned, demand.base),
-            "peak_share_pct": demand.peak_share * 100,
-        }
-        base_cost = float(cost_at(own)["present_value"]["onprem"])
+        base_cost = float(cost_at(owning_answers(answers, owned))["present_value"]["onprem"])
         found.append(
             {
                 "owned_gpus": owned,
@@ -173,6 +178,45 @@ def _api_hybrid(
             }
         )
     return min(found, key=lambda item: item["present_value"]) if found else None
+
+
+def owning_answers(answers: Mapping[str, Any], owned: int) -> dict[str, Any]:
+    """The answers of the GPUs a hybrid owns for the steady base (`owned`), on-prem: what
+    prices the base of the hybrid that sends its bursts per token."""
+    demand = questionnaire.demand_of(answers)
+    return {
+        key: value for key, value in answers.items() if key not in questionnaire.LEVELS_REPLACE
+    } | {
+        "gpus": owned,
+        "base_gpus": min(owned, demand.base),
+        "peak_share_pct": demand.peak_share * 100,
+    }
+
+
+def burst_bills(
+    answers: Mapping[str, Any],
+    shown: Mapping[str, Any],
+    figures: Mapping[str, float],
+    *,
+    prices_in: str,
+) -> np.ndarray:
+    """The bill of each month 0..H, in the price set's currency (`prices_in`), for the
+    bursts the hybrid sends per token (`shown`: a cost section with `api` and
+    `api_hybrid`): the same reckoning as the per-token outcome's (_api_value)."""
+    saved, found = shown["api"], shown["api_hybrid"]
+    price = tokens.TokenPrice(**{key: saved[key] for key in tokens.TokenPrice.__dataclass_fields__})
+    volume = float(saved["tokens_per_day_m"]) * float(found["burst_share_pct"]) / 100
+    share, months = _share(answers), int(shown["horizon_months"])
+    bills = tokens.monthly_costs(
+        price,
+        input_m_per_day=volume * share,
+        output_m_per_day=volume * (1 - share),
+        months=months,
+        fall_pct_per_year=float(saved["fall_pct_per_year"]),
+    )
+    rate = markets.currency_rate(figures, prices_in=price.currency, shown_in=prices_in)
+    sent: np.ndarray = bills * _growth(answers, months) * rate
+    return sent
 
 
 def _not_offered(answers: Mapping[str, Any]) -> Text | None:

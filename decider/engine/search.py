@@ -44,15 +44,25 @@ def decision_months(world: World) -> list[int]:
     return list(range(start, world.months, DECISION_EVERY))
 
 
-def _levels(world: World) -> list[int]:
-    """Candidate owned sizes (GPUs, whole nodes): every size the base or the peak needs
-    over the horizon, thinned evenly to MAX_LEVELS, and none."""
+def owned_levels(world: World) -> list[int]:
+    """Candidate owned sizes (GPUs, whole nodes), none included: every whole node up to
+    the most the peak needs when they are at most MAX_LEVELS (a demand that holds reaches
+    only its base and its peak, and the cheapest mix may lie between them); else every
+    size the base or the peak needs over the horizon, and whole nodes spread evenly over
+    the range, thinned to MAX_LEVELS."""
     wanted = {world.nodes(g) for g in np.r_[world.base[1:], world.peak[1:]]}
     wanted |= {world.nodes(world.home_share * g) for g in world.peak[1:]}
-    nodes = sorted(wanted | {0})
-    if len(nodes) > MAX_LEVELS:
-        keep = np.unique(np.linspace(0, len(nodes) - 1, MAX_LEVELS).round().astype(int))
-        nodes = sorted({nodes[i] for i in keep} | {nodes[-1]})
+    most = max(wanted | {0})
+    if most + 1 <= MAX_LEVELS:
+        nodes = list(range(most + 1))
+    else:
+        nodes = sorted(wanted | {0})
+        if len(nodes) > MAX_LEVELS:
+            keep = np.unique(np.linspace(0, len(nodes) - 1, MAX_LEVELS).round().astype(int))
+            nodes = sorted({nodes[i] for i in keep} | {nodes[-1]})
+        else:
+            spread = np.linspace(0, most, MAX_LEVELS - len(nodes) + 2).round().astype(int)
+            nodes = sorted(set(nodes) | {int(n) for n in spread})
     # The GPUs already owned: the plans start from them (and add to them, never below).
     return sorted({n * world.per_node for n in nodes} | {world.answers.fleet_gpus})
 
@@ -116,7 +126,7 @@ def _searched_both(world: World) -> tuple[Path, Path, list[int]]:
     months): one reckoning of every segment's running cost and every purchase, two
     dynamic programmes over them."""
     decisions = decision_months(world)
-    levels = _levels(world)
+    levels = owned_levels(world)
     if not decisions:  # nothing can arrive within the horizon
         nothing = Path(path_cost(world, [], ()), ())
         return nothing, nothing, decisions

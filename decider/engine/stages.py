@@ -19,7 +19,7 @@ Plain Python and numpy: no Django.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -100,13 +100,14 @@ def future_lines(
     answers: CostAnswers,
     figures: Mapping[str, Figure],
     future: Future,
-    curve_levels: Sequence[int] = (),
+    curve: bool = False,
 ) -> OptionPlans | None:
     """The cost section's options over the answers' future, held or growing (option_lines),
     with the plans plan_compute weighs for each outcome: the peak owned from the first month
     it can, and the search's stages (or, when they own nothing, the cheapest plan that
-    owns). `curve_levels`: the owned levels the hybrid curve prices. None when nothing owned
-    can arrive within the horizon."""
+    owns). `curve`: the hybrid curve prices each level the search weighs, held from the first
+    decision (so the plan's own point is its lowest). None when nothing owned can arrive
+    within the horizon."""
     world = world_of(figures_values(figures), answers, future)
     staged, decisions = search(world)
     if not decisions:
@@ -117,17 +118,17 @@ def future_lines(
     peak = world.nodes(float(world.peak[1:].max())) * world.per_node
     own = tuple(peak for _ in decisions)
     lines = option_lines(world, decisions, own=own, hybrid=levels)
-    curve = {
+    points = {
         level: _priced(path_lines(world, decisions, tuple(level for _ in decisions)), world)
-        for level in set(curve_levels) - {max(levels)}
+        for level in set(searches.owned_levels(world) if curve else ()) - {max(levels)}
     }
-    curve[max(levels)] = _priced(lines["hybrid"], world)  # the plan's hybrid: its own point
+    points[max(levels)] = _priced(lines["hybrid"], world)  # the plan's hybrid: its own point
     return OptionPlans(
         lines,
         own,
         levels,
         owns,
-        curve=tuple((level, *priced) for level, priced in sorted(curve.items())),
+        curve=tuple((level, *priced) for level, priced in sorted(points.items())),
         totals_at=totals_at(answers, figures, future),
         decisions=tuple(decisions),
     )
@@ -278,10 +279,12 @@ def plan_compute(
     seed: int = 0,
     outcome: str | None = None,
     fixed: Mapping[str, tuple[float, float]] | None = None,
+    bursts_owned: int = 0,
 ) -> dict[str, Any]:
     """The cheapest staged plan, with cloud only and "commit now" beside it, buy now or
     wait, this generation or the next (`ranges`, `seed`: the odds); `outcome`: the
-    headline, which the plan recommended follows; `fixed`: the per-token outcomes."""
+    headline, which the plan recommended follows; `fixed`: the per-token outcomes (with a
+    hybrid, its plan: `bursts_owned` GPUs, the bursts per token, _bursts_sent)."""
     params = figures_values(figures)
     world = world_of(params, answers, future)
     rate = currency_rate(params, prices_in=answers.prices_in, shown_in=currency)
@@ -290,16 +293,13 @@ def plan_compute(
     stages = _stages(decisions, staged.levels, params["lead_time_months"], kept)
     weighed = _weighed(world, decisions, staged, stages)
     outcomes = _outcome_plans(weighed.paths, stages, decisions, answers.excluded)
-    ranges = {**odds.ranges_of(None), **(ranges or {})}  # an input not given: its default
-    drawn = odds.draw(ranges, seed=seed)
-    found_odds = plan_odds(
-        params,
-        answers,
+    found_odds, drawn = _drawn_odds(
+        world,
         future,
         decisions,
         weighed.paths,
-        ranges=ranges,
-        drawn=drawn,
+        ranges,
+        seed=seed,
         rate=rate,
         outcomes=outcomes,
         fixed=fixed,
@@ -307,7 +307,7 @@ def plan_compute(
     recommended = _recommended(
         world, decisions, stages, weighed, found_odds, outcome, gpu_model, kept=kept, rate=rate
     )
-    return {
+    shown = {
         "currency": currency,
         **recommended,
         "financing": _financing_shown(world),
@@ -323,6 +323,72 @@ def plan_compute(
         "future": _future_shown(future),
         **_outcomes_shown(outcomes, weighed.present, rate),
     }
+    if not (fixed and "hybrid" in fixed and "hybrid" in outcomes):
+        return shown
+    sent = _bursts_sent(world, decisions, gpu_model, owned=bursts_owned)
+    return sent(shown, round(sum(fixed["hybrid"]), 2), outcome == "hybrid")
+
+
+def _bursts_sent(
+    world: World, decisions: list[int], gpu_model: str, *, owned: int
+) -> Callable[[dict[str, Any], float, bool], dict[str, Any]]:
+    """The plan with the hybrid that owns the steady base (`owned` GPUs from the first
+    month they can run) and sends the bursts per token as the hybrid's plan, at its present
+    value (the cost section's, engine/evaluation.py's _bursts_sent), and as the plan
+    recommended when the headline is a hybrid (`chosen`)."""
+
+    def sent(shown: dict[str, Any], value: float, chosen: bool) -> dict[str, Any]:
+        shown = shown | {
+            "outcome_plans": {**shown["outcome_plans"], "hybrid": "api_hybrid"},
+            "outcome_present_value": {**shown["outcome_present_value"], "hybrid": value},
+        }
+        if not chosen:
+            return shown
+        rows = [_commit_row(world, decisions, gpu_model, owned)] if owned and decisions else []
+        for row in rows:
+            row["reason"] = gettext(
+                "Owned for the steady base from the first month it can run; the bursts "
+                "above it are sent per token."
+            )
+        return shown | {
+            "chosen_plan": "api_hybrid",
+            "chosen_present_value": value,
+            "chosen": rows or shown["chosen"],
+            "marginal": False,
+        }
+
+    return sent
+
+
+def _drawn_odds(
+    world: World,
+    future: Future,
+    decisions: list[int],
+    paths: dict[str, tuple[int, ...]],
+    ranges: Mapping[str, tuple[float, float]] | None,
+    *,
+    seed: int,
+    rate: float,
+    outcomes: Mapping[str, str],
+    fixed: Mapping[str, tuple[float, float]] | None,
+) -> tuple[dict[str, Any] | None, dict[str, np.ndarray]]:
+    """The plans' odds (engine/plan_odds.py) and the draws they read: `ranges` over the
+    defaults (an input not given: its default)."""
+    ranges = {**odds.ranges_of(None), **(ranges or {})}
+    drawn = odds.draw(ranges, seed=seed)
+    found = plan_odds(
+        world.params,
+        world.answers,
+        future,
+        decisions,
+        paths,
+        ranges=ranges,
+        drawn=drawn,
+        rate=rate,
+        outcomes=outcomes,
+        fixed=fixed,
+    )
+    return found, drawn
 
 
 def _money(value: float | None, rate: float) -> float | None:

@@ -173,12 +173,15 @@ def basis_with(basis: Mapping[str, Any], extra: Mapping[str, float]) -> dict[str
 def hybrid_per_token(costs: Mapping[str, Any]) -> float | None:
     """The present value of the hybrid that owns the steady base and sends the bursts per
     token (`costs.api_hybrid`), when it is the hybrid to weigh: cheaper than the one that
-    bursts to rented GPUs, or the only real one (that hybrid owning nothing or all). None
-    otherwise, or when the per-token option is not priced."""
+    bursts to rented GPUs, or the only real one (that hybrid owning nothing or all), or the
+    section's hybrid already (`hybrid_bursts`). None otherwise, or when the per-token option
+    is not priced."""
     found = costs.get("api_hybrid")
     if not found:
         return None
     mixed = float(found["present_value"])
+    if costs.get("hybrid_bursts") == "per_token":  # the section's hybrid is this one
+        return mixed
     if costs.get("hybrid_reduces_to") is not None:
         return mixed
     return mixed if mixed < float(costs["present_value"]["hybrid"]) else None

@@ -9,7 +9,7 @@ from django.utils.translation import gettext
 
 from decider.decision import decision_json, summary_json
 from decider.engine import sizing, verdict
-from decider.engine.evaluation import answers_odds, answers_plan, per_token_parts
+from decider.engine.evaluation import answers_odds, answers_plan, bursts_owned, per_token_parts
 from decider.engine.figures import FIGURES
 from decider.engine.markets import CURRENCIES
 from decider.engine.outcomes import outcome_name
@@ -83,7 +83,14 @@ class Command(BaseCommand):
                     currency=options["currency"],
                     seed=options["seed"],
                     fixed=per_token_parts(evaluation.costs, data["excluded"]),
-                    **({"outcome": data["recommendation"]} if key == "plan" else {}),
+                    **(
+                        {
+                            "outcome": data["recommendation"],
+                            "bursts_owned": bursts_owned(evaluation.costs),
+                        }
+                        if key == "plan"
+                        else {}
+                    ),
                 )
             self._summarize(data, ruleset, evaluation, answers, language=options["lang"])
             if sized is not None:
