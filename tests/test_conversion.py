@@ -65,7 +65,7 @@ def differences(shown: Any, found: Any, path: str = "") -> list[str]:
             return [f"{path}: {len(shown)} items against {len(found)}"]
         return [
             d
-            for i, pair in enumerate(zip(shown, found))
+            for i, pair in enumerate(zip(shown, found, strict=True))
             for d in differences(*pair, f"{path}[{i}]")
         ]
     numbers = (int, float)

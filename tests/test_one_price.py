@@ -106,21 +106,10 @@ def scored(answers: dict[str, Any]) -> tuple[Assessment, str, dict[str, Any]]:
     return assessment, edit, checked
 
 
-# The case that still quotes one outcome at two prices (issue 50, slice 5): at 20 B tokens
-# a day the hybrid weighed owns the base and sends the bursts per token, drawn so in both
-# sets of odds, while the cost table and the plan price the hybrid that rents its bursts.
-# The cost section, the plan, the verdict and both sets of odds read one priced plan per
-# option in every other case.
-TODAY = pytest.mark.xfail(
-    strict=True, reason="issue 50: the per-token hybrid beside the hybrid that rents"
-)
 CASES = the_issue_s_cases()
-ODDS_APART = ("inference_20b_tokens",)
 
 
-@pytest.mark.parametrize(
-    "case", [pytest.param(name, marks=()) for name in CASES]
-)
+@pytest.mark.parametrize("case", CASES)
 def test_each_option_is_stated_at_one_price(client, rules, case):
     _assessment, edit, _checked = scored(CASES[case])
     document = client.get(reverse("decider-edit-json", args=[edit])).json()["result"]
