@@ -3,9 +3,8 @@ read from that option's one priced plan.
 
 A CTO quotes our numbers to a board. Today each section prices its own idea of an option
 (the cost section's closed forms at today's demand, the month-by-month plan, the odds), so
-one option can carry several present values on one page. These tests state the rule; the
-cases that break it today are listed as expected failures (strict: a case that starts to
-pass must be taken off the list), and each slice of issue 50 removes the ones it mends.
+one option could carry several present values on one page. These tests state the rule over
+the issue's cases, generated answers and the rendered page; each failed before issue 50.
 """
 
 from __future__ import annotations
@@ -169,7 +168,9 @@ def shown_prices(page: str, where: dict[str, float], currency: str, language: st
 
 
 @pytest.mark.parametrize("language", ["en", "zh-hans"])
-@pytest.mark.parametrize("case", ["lab_256_at_85", "research_lab", "startup_16_to_256"])
+@pytest.mark.parametrize(
+    "case", ["lab_256_at_85", "research_lab", "startup_16_to_256", "inference_20b_tokens"]
+)
 def test_the_page_writes_each_option_s_price_one_way(client, rules, case, language):
     _assessment, edit, _checked = scored(CASES[case])
     document = client.get(reverse("decider-edit-json", args=[edit])).json()["result"]
@@ -348,6 +349,11 @@ def test_the_hybrid_that_sends_its_bursts_per_token_is_the_hybrid_everywhere(cli
     assert sum(costs["yearly"]["hybrid"]) == pytest.approx(costs["totals"]["hybrid"], abs=0.05)
     assert document["recommendation"] == "hybrid"
     assert plan["chosen_plan"] == "api_hybrid" and plan["chosen_present_value"] == value
-    assert [row["gpus"] for row in plan["chosen"]] == [costs["api_hybrid"]["owned_gpus"]]
+    owned = costs["api_hybrid"]["owned_gpus"]
+    assert [row["gpus"] for row in plan["chosen"]] == [owned] == [costs["hybrid_owned_gpus"]]
+    page = client.get(reverse("decider-result", args=[edit]), {"currency": "USD"}).content.decode()
+    assert (
+        f"Present value of the plan recommended: {numbers.money_full(value, 'USD', 'en')}" in page
+    )
     drawn = document["odds"]["present_value"]["hybrid"]["p50"]
     assert abs(drawn - value) <= ODDS_MEDIAN_WITHIN * value

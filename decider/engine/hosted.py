@@ -117,7 +117,9 @@ def api_section(
     ]
     total, present = api_at(own)
     return {
-        "api_hybrid": _api_hybrid(answers, cost_at, api_at, volume=own, excluded=excluded),
+        "api_hybrid": _api_hybrid(
+            answers, cost_at, api_at, volume=own, excluded=excluded, bought=_bought(figures)
+        ),
         "api": {
             **price.document(),
             "tokens_per_day_m": own,
@@ -141,10 +143,11 @@ def _api_hybrid(
     *,
     volume: float,
     excluded: frozenset[str],
+    bought: Callable[[int], int],
 ) -> dict[str, Any] | None:
     """Own GPUs for the steady base and send the bursts per token: the number owned (the
-    whole GPUs just below and just above the base, or the fewest whose bursts carry only the
-    data that may leave) that costs least, the share of tokens sent per token, and the
+    whole servers just below and just above the base, or the fewest whose bursts carry only
+    the data that may leave: `bought`, the GPUs the servers for so many hold) that costs least, the share of tokens sent per token, and the
     present value of both together. None when demand never bursts above a whole GPU owned,
     owning is ruled out, or no such split keeps the data that must stay."""
     demand = questionnaire.demand_of(answers)
@@ -156,14 +159,14 @@ def _api_hybrid(
         served = (1 - demand.peak_share) * min(owned, demand.base) + demand.peak_share * owned
         return 1 - served / demand.mean
 
-    # Around the base, and the fewest owned whose bursts carry only data that may leave.
-    counts = {math.floor(demand.base), math.ceil(demand.base)}
-    counts.add(
-        next(
-            (n for n in range(math.ceil(demand.base), demand.peak) if bursting(n) <= may_leave),
-            0,
-        )
-    )
+    # The sizes whole servers come in below the peak: those around the base, and the fewest
+    # owned whose bursts carry only data that may leave.
+    sizes = sorted({bought(n) for n in range(1, demand.peak)} - {0})
+    counts = {
+        max((n for n in sizes if n <= demand.base), default=0),
+        min((n for n in sizes if n >= demand.base), default=0),
+        min((n for n in sizes if n >= demand.base and bursting(n) <= may_leave), default=0),
+    }
     found = []
     for owned in sorted(counts):
         burst = bursting(owned)
@@ -178,6 +181,22 @@ def _api_hybrid(
             }
         )
     return min(found, key=lambda item: item["present_value"]) if found else None
+
+
+def _bought(figures: Mapping[str, float]) -> Callable[[int], int]:
+    """The GPUs the servers bought for `n` hold: whole servers of `gpus_per_node`, or below
+    one, the server of the next power of two GPUs sold (figures.figures_for_fleet)."""
+    per_node = int(figures["gpus_per_node"])
+    smallest = int(figures.get("smallest_server_gpus", per_node))
+
+    def bought(n: int) -> int:
+        if n <= 0:
+            return 0
+        if n >= per_node or smallest >= per_node:
+            return math.ceil(n / per_node) * per_node
+        return min(max(smallest, 2 ** math.ceil(math.log2(n) - 1e-9)), per_node)
+
+    return bought
 
 
 def owning_answers(answers: Mapping[str, Any], owned: int) -> dict[str, Any]:
