@@ -194,7 +194,7 @@ def _bought(figures: Mapping[str, float]) -> Callable[[int], int]:
             return 0
         if n >= per_node or smallest >= per_node:
             return math.ceil(n / per_node) * per_node
-        return min(max(smallest, 2 ** math.ceil(math.log2(n) - 1e-9)), per_node)
+        return int(min(max(smallest, 2 ** math.ceil(math.log2(n) - 1e-9)), per_node))
 
     return bought
 
