@@ -21,10 +21,20 @@ from django.views import defaults
 from django.views.decorators.csrf import csrf_exempt
 
 from decider import limits, services
-from decider.engine import fleet, odds, providers, questionnaire, sizing, stages, workloads
+from decider.engine import (
+    fleet,
+    odds,
+    providers,
+    questionnaire,
+    ranges,
+    sizing,
+    stages,
+    workloads,
+)
 from decider.engine.figures import FIGURE_NAMES, FIGURES
 from decider.engine.markets import CURRENCIES
 from decider.engine.outcomes import OUTCOMES
+from decider.engine.vocabulary import PROVIDER_KINDS
 from decider.forms import name_clean
 from decider.models import NAME_MAX_LENGTH, Assessment
 from decider.views import shared_page
@@ -345,7 +355,7 @@ def _providers_schema() -> dict[str, Any]:
     return {
         "type": "object",
         "description": "Price the cloud at the cheapest listed provider these allow, at its "
-        f"list prices, and name the runner-up (kinds: {', '.join(providers.KINDS)}; the "
+        f"list prices, and name the runner-up (kinds: {', '.join(PROVIDER_KINDS)}; the "
         "providers' keys are in the admin and docs/PROVIDERS.md). `{}` allows every "
         "provider; without it the cloud is priced at the market's figures.",
         "additionalProperties": False,
@@ -424,7 +434,7 @@ def _uncertainty_schema() -> dict[str, Any]:
                     },
                 },
             }
-            for name, spread in odds.SPREADS.items()
+            for name, spread in ranges.SPREADS.items()
         },
     }
 

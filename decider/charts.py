@@ -16,11 +16,11 @@ from django.utils.translation import get_language, ngettext
 from django.utils.translation import gettext as _
 
 from decider import numbers
-from decider.engine.costs import LINE_LABELS
 from decider.engine.figures import FIGURES
 from decider.engine.markets import CURRENCY, symbol_of
 from decider.engine.outcomes import cost_option_label
 from decider.engine.text import is_chinese
+from decider.engine.vocabulary import LINE_LABELS
 from decider.formats import tokens_text
 
 # Okabe-Ito, darkened where it was lighter than 3:1 on white (its orange and sky

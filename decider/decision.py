@@ -12,48 +12,37 @@ from django.utils.translation import gettext as _
 from decider import per_token, summary
 from decider.charts import plan_sentence
 from decider.checklist import checklist_for
-from decider.engine import scoring, verdict
+from decider.engine import scoring
+from decider.engine.decided import Decision
 from decider.engine.outcomes import API, outcome_name
-from decider.engine.sensitivity import weight_sensitivity
 
 
-def summary_json(
-    *,
-    result: scoring.Result,
-    answers: Mapping[str, Any],
-    derived: Mapping[str, Any],
-    costs: Mapping[str, Any],
-    plan: Mapping[str, Any],
-    odds: Mapping[str, Any] | None,
-    rulebook: Any,
-    language: str,
-    start: Any,
-) -> dict[str, Any]:
+def summary_json(decision: Decision, *, language: str, start: Any) -> dict[str, Any]:
     """What `decide` and the API add to `summary` (issue 34), in `language`: the decision in
     one sentence (`headline`), how firm it is (`firmness`: `level` and `reason`), the next
     steps with their dates (`next_steps`: `due`, `text`) and the checklist (`title`, `text`)."""
+    result, costs, answers = decision.result, decision.costs, decision.answers
     with translation.override(language):
         closest = [
             min(moves)
-            for item in weight_sensitivity(answers={**answers, **derived}, rulebook=rulebook)
+            for item in decision.weights or ()
             if (moves := [abs(1 - f) for f in (item.down_factor, item.up_factor) if f is not None])
         ]
         firmness = firmness_shown(
             result,
             {"flips": [{"closest": c} for c in closest]},
             odds_of=costs.get("cheapest"),
-            odds=odds,
+            odds=decision.odds,
         )
         recommendation = result.recommendation
         steps = next_steps(
-            result,
-            costs=costs,
+            decision,
             start=start,
-            first_owned=first_owned(plan) if verdict.result_basis(result, plan, costs) else None,
+            first_owned=first_owned(decision.plan) if decision.basis else None,
             residency=answers.get("residency", "none"),
         )
         migration = {**costs["migration"], "currency": costs["currency"]}
-        sentence = plan_line(result, costs, plan, costs["currency"])["sentence"]
+        sentence = plan_line(decision)["sentence"]
         return {
             "headline": f"{outcome_name(recommendation)}: {sentence}"
             if recommendation
@@ -66,7 +55,7 @@ def summary_json(
                     recommendation,
                     answers,
                     migration,
-                    bursts_per_token=bursts_per_token(result, costs),
+                    bursts_per_token=decision.bursts_per_token,
                 )
             ],
         }
@@ -94,28 +83,17 @@ def firmness_shown(
     return {"key": key, "word": _(summary.FIRMNESS_WORDS[key]), "reason": reason}
 
 
-def bursts_per_token(result: scoring.Result, costs: Mapping[str, Any]) -> bool:
-    """Whether the recommendation is the hybrid that sends its bursts per token: the answers
-    serve a sized model, and that hybrid is the one weighed (verdict.py)."""
-    return (
-        result.recommendation == "hybrid"
-        and API in result.scores
-        and verdict.hybrid_per_token(costs) is not None
-    )
-
-
-def plan_line(
-    result: scoring.Result, costs: Mapping[str, Any], plan: Mapping[str, Any], currency: str
-) -> dict[str, Any]:
+def plan_line(decision: Decision) -> dict[str, Any]:
     """The plan in one sentence and its present value, as the first screen gives them: the
     per-token plan when that is the recommendation, the base owned with the bursts per token
     when that is the hybrid recommended, else the plan in stages."""
-    if result.recommendation == API and costs.get("api"):
+    costs, plan = decision.costs, decision.plan
+    if decision.recommendation == API and costs.get("api"):
         return {
-            "sentence": per_token.plan_sentence(costs, currency),
+            "sentence": per_token.plan_sentence(costs, decision.currency),
             "present_value": costs["present_value"][API],
         }
-    if bursts_per_token(result, costs):
+    if decision.bursts_per_token:
         return {
             "sentence": per_token.hybrid_plan_sentence(costs),
             "present_value": costs["api_hybrid"]["present_value"],
@@ -127,19 +105,14 @@ def plan_line(
 
 
 def next_steps(
-    result: scoring.Result,
-    *,
-    costs: Mapping[str, Any],
-    start: Any,
-    first_owned: int | None,
-    residency: str,
+    decision: Decision, *, start: Any, first_owned: int | None, residency: str
 ) -> list[summary.NextStep]:
     """The next steps with their dates: the per-token ones, those of the base owned with the
     bursts per token, or those of the GPUs."""
-    recommendation = result.recommendation
+    recommendation, costs = decision.recommendation, decision.costs
     if recommendation == API and costs.get("api"):
         return per_token.next_steps(costs, start)
-    if bursts_per_token(result, costs):
+    if decision.bursts_per_token:
         return per_token.hybrid_steps(costs, start)
     return summary.next_steps(
         recommendation=recommendation,
@@ -156,17 +129,13 @@ def first_owned(plan: Mapping[str, Any]) -> int:
     return int(owning[0]["gpus"]) if owning else 0
 
 
-def decision_json(
-    result: scoring.Result,
-    costs: Mapping[str, Any],
-    odds: Mapping[str, Any] | None,
-    plan: Mapping[str, Any],
-) -> dict[str, Any]:
+def decision_json(decision: Decision) -> dict[str, Any]:
     """`decision` (issue 50): each outcome in play once, cheapest first, with the figures
     every section reads for it (`options`: present value, total, capital, cost per useful
     GPU-hour, how often it is cheapest, its P10, P50 and P90), and the plan recommended
     (`recommended_plan`: its stages, servers, power and first purchase)."""
-    order, present = verdict.shown_amounts(result, costs)
+    result, costs, odds = decision.result, decision.costs, decision.odds
+    order, present = decision.order, decision.present
     rows = {row.key: row for row in summary.option_figures(costs, result.recommendation)}
     shares = (odds or {}).get("cheapest_probability") or {}
     bands = (odds or {}).get("present_value") or {}
@@ -195,7 +164,7 @@ def decision_json(
                 "p90": drawn.get("p90"),
             }
         )
-    return {"options": options, "recommended_plan": _recommended_plan(result, costs, plan)}
+    return {"options": options, "recommended_plan": _recommended_plan(decision)}
 
 
 def _total_of(
@@ -209,23 +178,18 @@ def _total_of(
     return None if total is None else round(float(total), 2)
 
 
-def _recommended_plan(
-    result: scoring.Result, costs: Mapping[str, Any], plan: Mapping[str, Any]
-) -> dict[str, Any]:
+def _recommended_plan(decision: Decision) -> dict[str, Any]:
     """The plan the headline, the first step and the chart describe: its stages (the GPUs
     owned from each month), the servers and the power its first owned stage needs, and the
-    month its first purchase is ordered."""
+    month its first purchase is ordered (the hybrid that sends its bursts per token: its plan
+    owns the base, engine/stages.py's _bursts_sent)."""
+    result, costs, plan = decision.result, decision.costs, decision.plan
     figures = costs["assumptions"]
     per_node = int(figures["gpus_per_node"]["value"])
     chosen: list[dict[str, Any]] = list(plan.get("chosen", []))
     name = plan.get("chosen_plan")
     if result.recommendation == API and costs.get("api"):
         chosen, name = [], API  # nothing owned: the tokens are sent per token
-    elif bursts_per_token(result, costs):  # the base owned, the bursts per token
-        owned = int(costs["api_hybrid"]["owned_gpus"])
-        lead = int(round(figures["lead_time_months"]["value"]))
-        own: dict[str, Any] = {"month": lead, "order_month": 0, "action": "own", "gpus": owned}
-        chosen, name = [own | {"owned_gpus": owned}], "api_hybrid"
     owning = [stage for stage in chosen if stage["action"] in ("own", "keep")]
     gpus = int(owning[0]["gpus"]) if owning else 0
     servers = -(-gpus // per_node)
@@ -233,9 +197,7 @@ def _recommended_plan(
     return {
         "outcome": result.recommendation,
         "plan": name,
-        "present_value": plan_line(result, costs, plan, costs["currency"])["present_value"]
-        if result.recommendation
-        else None,
+        "present_value": plan_line(decision)["present_value"] if result.recommendation else None,
         "stages": [
             {
                 key: stage.get(key)

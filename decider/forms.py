@@ -19,7 +19,7 @@ from django.utils.functional import lazy
 from django.utils.translation import get_language, gettext, gettext_lazy, gettext_noop
 from django.utils.translation import gettext_lazy as _
 
-from decider.engine import fleet, gpus, markets, odds, questionnaire, sizing
+from decider.engine import fleet, gpus, markets, odds, questionnaire, ranges, sizing
 from decider.engine.figures import ADJUSTABLE_NAMES, FIGURES, Figure
 from decider.engine.workloads import MAX_WORKLOADS
 from decider.engine.workloads import NAME_MAX as WORKLOAD_NAME_MAX
@@ -380,7 +380,7 @@ class FiguresStepForm(StepForm):
     def _range_fields(self, given: Mapping[str, Mapping[str, float]]) -> None:
         """Low and high multipliers of each input the odds draw (engine/odds.py)."""
         least, most = odds.RANGE_LIMITS
-        for name, spread in odds.SPREADS.items():
+        for name, spread in ranges.SPREADS.items():
             label = gettext(spread.label)
             for side, low, high, default in (
                 ("low", least, 1.0, spread.low),
@@ -413,13 +413,13 @@ class FiguresStepForm(StepForm):
                 self[f"range_{name}_high"],
                 spread.source_in(get_language() or "en"),
             )
-            for name, spread in odds.SPREADS.items()
+            for name, spread in ranges.SPREADS.items()
         ]
 
     def ranges_changed(self) -> dict[str, dict[str, float]]:
         """The ranges the user moved from the defaults."""
         changed = {}
-        for name, spread in odds.SPREADS.items():
+        for name, spread in ranges.SPREADS.items():
             low = self.cleaned_data.get(f"range_{name}_low")
             high = self.cleaned_data.get(f"range_{name}_high")
             low = spread.low if low is None else float(low)

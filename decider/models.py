@@ -20,10 +20,11 @@ from decider import caching
 from decider.engine import gpus, questionnaire, scoring, tokens
 from decider.engine.figures import Figure, figures_select
 from decider.engine.markets import DEFAULT_MARKET, MARKETS, market_of
-from decider.engine.providers import KINDS as provider_kinds
 from decider.engine.providers import PRICED as PROVIDER_PRICED
 from decider.engine.providers import Provider as EngineProvider
 from decider.engine.scoring import SCORE_MAX, SCORE_MIN, Result, result_from_dict
+from decider.engine.vocabulary import MODEL_CLASSES
+from decider.engine.vocabulary import PROVIDER_KINDS as provider_kinds
 
 SCORE_VALIDATORS = [MinValueValidator(SCORE_MIN), MaxValueValidator(SCORE_MAX)]
 NAME_MAX_LENGTH = 120  # an assessment's name
@@ -401,7 +402,7 @@ class TokenPrice(models.Model):
     model_class = models.CharField(
         _("model class"),
         max_length=20,
-        choices=[(key, text.en) for key, text in tokens.MODEL_CLASSES.items()],
+        choices=[(key, text.en) for key, text in MODEL_CLASSES.items()],
     )
     market = models.CharField(
         _("market"),

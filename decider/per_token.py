@@ -11,7 +11,7 @@ from typing import Any
 from django.utils.translation import get_language, ngettext
 from django.utils.translation import gettext as _
 
-from decider.engine import tokens
+from decider.engine.vocabulary import MODEL_CLASSES
 from decider.formats import money, small_price, tokens_text
 from decider.summary import NextStep, hardware_steps
 
@@ -26,7 +26,7 @@ def plan_sentence(costs: Mapping[str, Any], currency: str) -> str:
         "%(price_out)s per million output tokens: about %(monthly)s a month on average."
     ) % {
         "provider": price["provider"],
-        "model_class": tokens.MODEL_CLASSES[price["model_class"]].get(get_language() or "en"),
+        "model_class": MODEL_CLASSES[price["model_class"]].get(get_language() or "en"),
         "model": price["model"],
         "price_in": small_price(price["price_in_per_m"], price["currency"]),
         "price_out": small_price(price["price_out_per_m"], price["currency"]),

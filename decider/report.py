@@ -18,10 +18,12 @@ from django.utils import timezone, translation
 from django.utils.translation import get_language, gettext_noop, ngettext
 from django.utils.translation import gettext as _
 
-from decider import caching, decision, formats, per_token, summary
+from decider import caching, formats, per_token, summary
 from decider.charts import chart_api, chart_compare, charts_for, plan_sentence
 from decider.checklist import checklist_for
-from decider.engine import questionnaire, scoring, tokens, verdict
+from decider.decision import firmness_shown, first_owned, next_steps, plan_line
+from decider.engine import questionnaire, scoring
+from decider.engine.decided import Decision
 from decider.engine.figures import FIGURES, is_estimate
 from decider.engine.markets import currency_rate, symbol_of
 from decider.engine.outcomes import (
@@ -31,12 +33,10 @@ from decider.engine.outcomes import (
     cost_option_label,
     outcome_name,
 )
-from decider.engine.providers import KINDS
-from decider.engine.sensitivity import weight_sensitivity
 from decider.engine.text import is_chinese
+from decider.engine.vocabulary import MODEL_CLASSES, PROVIDER_KINDS
 from decider.models import Assessment
-from decider.rulesets import ruleset_rulebook
-from decider.services import assessment_costs, assessment_odds, assessment_plan
+from decider.services import assessment_costs, assessment_decision
 
 # The report's paper sizes, as Chromium names them (decider/pdf.py prints them).
 PAPERS = {"a4": "A4", "letter": "Letter"}
@@ -147,20 +147,17 @@ def result_context(assessment: Assessment, *, currency: str) -> dict[str, Any]:
 
 
 def _scored_context(assessment: Assessment, *, currency: str) -> dict[str, Any]:
-    result = assessment.scoring_result()
-    assert result is not None, "score the assessment first"
-    costs = assessment_costs(assessment, currency=currency)
-    odds = assessment_odds(assessment, currency=currency)
-    plan = assessment_plan(assessment, currency=currency)
+    decision = assessment_decision(assessment, currency=currency)
+    result, costs, odds, plan = decision.result, decision.costs, decision.odds, decision.plan
     outcomes = _outcomes_explained(result)
     # With growth the verdict reads the plan over that future, not the tables' today.
-    basis = verdict.result_basis(result, plan, costs)
+    basis = decision.basis
     recommendation = result.recommendation
     runner_up = next(
         (o["key"] for o in outcomes if o["key"] != recommendation and not o["excluded"]), None
     )
     migration = {**costs["migration"], "currency": currency}
-    sensitivity = sensitivity_summary(assessment)
+    sensitivity = sensitivity_summary(decision)
     note_items = cost_note_items(costs)
     notes = [text for _kind, text in note_items]
     totals = _total_rows(costs)
@@ -183,8 +180,13 @@ def _scored_context(assessment: Assessment, *, currency: str) -> dict[str, Any]:
             summary.odds_summary(odds), basis, (plan.get("odds") or {}).get("draws", 0)
         ),
         "plan": _plan_shown(plan, currency),
-        "decision_plan": decision.plan_line(result, costs, plan, currency),
-        "checklist": _checklist(assessment, result, costs, migration),
+        "decision_plan": plan_line(decision),
+        "checklist": checklist_for(
+            recommendation,
+            assessment.answers,
+            migration,
+            bursts_per_token=decision.bursts_per_token,
+        ),
         "answers_table": answers_table(assessment.answers),
         "totals": totals,
         "yearly_rows": _yearly_rows(costs),
@@ -192,34 +194,15 @@ def _scored_context(assessment: Assessment, *, currency: str) -> dict[str, Any]:
         "sensitivity": sensitivity,
         "summary": _summary_shown(
             assessment,
-            result=result,
-            costs=costs,
-            plan=plan,
-            basis=basis,
+            decision,
             runner_up=runner_up,
             sensitivity=sensitivity,
             note_items=note_items,
             currency=currency,
-            odds=odds,
         ),
         "assumption_rows": _figure_rows(costs, overrides=assessment.answers.get("costs", {})),
         "api": _api_shown(costs, currency),
     }
-
-
-def _checklist(
-    assessment: Assessment,
-    result: scoring.Result,
-    costs: Mapping[str, Any],
-    migration: Mapping[str, Any],
-) -> list[Any]:
-    """The migration checklist that fits the recommendation, in the form it takes."""
-    return checklist_for(
-        result.recommendation,
-        assessment.answers,
-        migration,
-        bursts_per_token=decision.bursts_per_token(result, costs),
-    )
 
 
 def _plan_shown(plan: dict[str, Any], currency: str) -> dict[str, Any]:
@@ -241,18 +224,15 @@ def _plan_shown(plan: dict[str, Any], currency: str) -> dict[str, Any]:
 
 def _summary_shown(
     assessment: Assessment,
+    decision: Decision,
     *,
-    result: scoring.Result,
-    costs: Mapping[str, Any],
-    plan: Mapping[str, Any],
-    basis: Mapping[str, Any] | None,
     runner_up: str | None,
     sensitivity: Mapping[str, Any],
     note_items: list[tuple[str, str]],
     currency: str,
-    odds: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The executive summary (decider/summary.py) of a scored assessment."""
+    result, costs, plan, basis = decision.result, decision.costs, decision.plan, decision.basis
     recommendation = result.recommendation
     language = get_language() or "en"
     scored = (assessment.scored_at or timezone.now()).date()
@@ -263,7 +243,7 @@ def _summary_shown(
         "runner_up": outcome_name(runner_up) if runner_up else None,
         "flips": summary.what_would_flip(sensitivity, costs),
         "deciding": summary.deciding_answers(result, runner_up, language),
-        **_what_it_costs(assessment, result, costs, basis, currency, language),
+        **_what_it_costs(decision, currency, language),
         "basis": summary.basis_sentence(basis),
         "provider": summary.provider_sentence(costs, currency),
         "api": summary.api_sentence(costs, currency),
@@ -275,39 +255,27 @@ def _summary_shown(
             notes=note_items,
             language=language,
         ),
-        "next_steps": decision.next_steps(
-            result,
-            costs=costs,
+        "next_steps": next_steps(
+            decision,
             start=scored,
-            first_owned=decision.first_owned(plan) if basis else None,
+            first_owned=first_owned(plan) if basis else None,
             residency=assessment.answers.get("residency", "none"),
         ),
         "price_dates": summary.price_dates(costs),
         "scored": scored,
-        "firmness": decision.firmness_shown(
-            result, sensitivity, odds_of=costs.get("cheapest"), odds=odds
+        "firmness": firmness_shown(
+            result, sensitivity, odds_of=costs.get("cheapest"), odds=decision.odds
         ),
     }
 
 
-def _what_it_costs(
-    assessment: Assessment,
-    result: scoring.Result,
-    costs: Mapping[str, Any],
-    basis: Mapping[str, Any] | None,
-    currency: str,
-    language: str,
-) -> dict[str, str | None]:
+def _what_it_costs(decision: Decision, currency: str, language: str) -> dict[str, str | None]:
     """The summary's two money sentences: what the headline costs over the cheapest allowed
     option, and what a hard constraint costs when it rules out the cheapest."""
-    derived = assessment.derived or {}
-    overriding = derived.get(verdict.OVERRIDDEN_BY) or ()
-    extra = verdict.extra_cost(result, costs, overriding=overriding, basis=basis)
-    ruled_out = verdict.constraint_cost(result, costs, derived=derived)
     return {
-        "extra_cost": summary.extra_cost_sentence(extra, currency),
+        "extra_cost": summary.extra_cost_sentence(decision.extra_cost, currency),
         "constraint_cost": summary.constraint_cost_sentence(
-            verdict.constraint_cost_localized(ruled_out, language), currency
+            decision.constraint_cost_in(language), currency
         ),
     }
 
@@ -432,7 +400,9 @@ def _provider_note(costs: Mapping[str, Any]) -> tuple[str, str] | None:
     language = get_language() or "en"
     values = {
         "provider": summary.provider_name(provider, language),
-        "kind": KINDS[provider["kind"]].get(language) if provider["kind"] in KINDS else "",
+        "kind": PROVIDER_KINDS[provider["kind"]].get(language)
+        if provider["kind"] in PROVIDER_KINDS
+        else "",
         "value": formats.money(provider["present_value"], costs["currency"]),
     }
     sep = "" if is_chinese(language) else " "  # Chinese sentences follow one another
@@ -585,7 +555,7 @@ def _api_shown(costs: Mapping[str, Any], currency: str) -> dict[str, Any] | None
     return {
         "sentence": sentence,
         "price": price,
-        "model_class": tokens.MODEL_CLASSES[price["model_class"]].get(get_language() or "en")
+        "model_class": MODEL_CLASSES[price["model_class"]].get(get_language() or "en")
         if price
         else None,
         "per_million": [
@@ -778,19 +748,17 @@ def json_key(value: Any) -> str:
     return json.dumps(value, sort_keys=True)
 
 
-def sensitivity_summary(assessment: Assessment) -> dict[str, Any]:
+def sensitivity_summary(decision: Decision) -> dict[str, Any]:
     """Per criterion: how far its weight must move to change the recommendation.
 
-    Computed from the rule set the assessment is pinned to and the answers it
-    was scored with (derived ones included), so it explains the result shown.
+    From the rule set the assessment is pinned to and the answers it was scored with
+    (derived ones included, engine/decided.py), so it explains the result shown.
     """
-    if assessment.ruleset is None or not assessment.result:
+    if decision.weights is None:
         return {}
     language = get_language() or "en"
-    answers = {**assessment.answers, **assessment.derived}
     rows = []
-    rulebook = ruleset_rulebook(assessment.ruleset)
-    for item in weight_sensitivity(answers=answers, rulebook=rulebook):
+    for item in decision.weights:
         moves = [
             abs(1 - factor) for factor in (item.down_factor, item.up_factor) if factor is not None
         ]

@@ -27,6 +27,7 @@ from django.utils import timezone
 from decider import caching, conversion, decision
 from decider.engine import hosted, questionnaire, scoring, tokens, verdict
 from decider.engine.batch import Impact, Transition, impact_compute
+from decider.engine.decided import Decision, decision_of
 from decider.engine.evaluation import (
     Evaluation,
     answers_costs,
@@ -474,6 +475,40 @@ def assessment_excluded(assessment: Assessment) -> dict[str, Any]:
     return dict(assessment.result["scoring"].get("excluded", {}))
 
 
+def assessment_decision(assessment: Assessment, *, currency: str) -> Decision:
+    """The decision of a scored assessment (engine/decided.py): its sections in `currency`
+    (each computed once, _computed) and what the readers show of them."""
+    result = assessment.scoring_result()
+    assert result is not None, "score the assessment first"
+    return _decided(
+        assessment,
+        result,
+        costs=assessment_costs(assessment, currency=currency),
+        odds=assessment_odds(assessment, currency=currency),
+        plan=assessment_plan(assessment, currency=currency),
+    )
+
+
+def _decided(
+    assessment: Assessment,
+    result: scoring.Result,
+    *,
+    costs: dict[str, Any],
+    odds: dict[str, Any],
+    plan: dict[str, Any],
+) -> Decision:
+    rulebook = None if assessment.ruleset is None else ruleset_rulebook(assessment.ruleset)
+    return decision_of(
+        result=result,
+        answers=assessment.answers,
+        derived=assessment.derived or {},
+        costs=costs,
+        odds=odds,
+        plan=plan,
+        rulebook=rulebook,
+    )
+
+
 def assessment_document(
     assessment: Assessment,
     *,
@@ -500,20 +535,13 @@ def assessment_document(
             plan=document["plan"],
         )
     )
-    document["decision"] = decision.decision_json(
-        result, document["costs"], document["odds"], document["plan"]
+    decided = _decided(
+        assessment, result, costs=document["costs"], odds=document["odds"], plan=document["plan"]
     )
+    document["decision"] = decision.decision_json(decided)
     if assessment.ruleset is not None:
         document["summary"] |= decision.summary_json(
-            result=result,
-            answers=assessment.answers,
-            derived=assessment.derived or {},
-            costs=document["costs"],
-            plan=document["plan"],
-            odds=document["odds"],
-            rulebook=ruleset_rulebook(assessment.ruleset),
-            language=language,
-            start=(assessment.scored_at or timezone.now()).date(),
+            decided, language=language, start=(assessment.scored_at or timezone.now()).date()
         )
     return {
         "name": assessment.name,

@@ -19,6 +19,7 @@ from decider.engine import scoring
 from decider.engine.figures import FIGURES
 from decider.engine.outcomes import COST_OPTIONS, cost_option_label, outcome_name
 from decider.engine.questionnaire import GPU_MODELS
+from decider.engine.ranges import SPREADS
 from decider.engine.text import Text, is_chinese
 from decider.formats import money, tokens_text
 
@@ -308,8 +309,6 @@ class Odds:
 def odds_summary(odds: Mapping[str, Any]) -> Odds | None:
     """Who costs least how often ("Hybrid costs least in 87 % of 10,000 draws…") and what
     drives it; None when fewer than two outcomes are compared (nothing to be unsure of)."""
-    from decider.engine.odds import SPREADS
-
     shares = odds["cheapest_probability"]
     if len(shares) < 2:
         return None

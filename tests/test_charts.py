@@ -274,7 +274,7 @@ def test_breakdown_stacks_every_line_with_the_resale_credit_below_zero(costs, ch
 
 def test_breakdown_tells_every_cost_line_apart_by_colour(charts):
     from decider.charts import LINE_COLORS
-    from decider.engine.costs import LINE_LABELS
+    from decider.engine.vocabulary import LINE_LABELS
 
     assert set(LINE_COLORS) == set(LINE_LABELS)
     assert len(set(LINE_COLORS.values())) == len(LINE_COLORS)

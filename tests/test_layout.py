@@ -144,3 +144,39 @@ def test_the_engine_imports_without_django_celery_or_pandas():
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
     )
     assert out.stdout.strip() == "[]"
+
+
+# The readers of a decision: they show it and name things, and price nothing.
+READERS = ("report", "summary", "decision", "per_token", "charts")
+# What they may take from the engine: the typed decision, and the engine's vocabulary (the
+# questions, the outcomes, the markets, the texts, the figures' and the ranges' registries,
+# the scored result and its rules).
+VOCABULARY = {
+    "decided",
+    "i18n",
+    "markets",
+    "outcomes",
+    "questionnaire",
+    "figures",
+    "ranges",
+    "scoring",
+    "text",
+    "vocabulary",
+}
+
+
+def test_the_readers_take_the_decision_and_the_vocabulary_from_the_engine():
+    """Issue 50: the readers reached `costs`, `tokens`, `providers`, `odds`, `verdict` and
+    `sensitivity`, each free to price or weigh an option its own way beside the plan. They
+    now read one `Decision` (engine/decided.py), whose analyses are worked out once."""
+    graph = import_graph()
+    reached = {
+        reader: sorted(
+            name.removeprefix("decider.engine.")
+            for name in graph[f"decider.{reader}"]
+            if name.startswith("decider.engine.")
+            and name.removeprefix("decider.engine.") not in VOCABULARY
+        )
+        for reader in READERS
+    }
+    assert reached == {reader: [] for reader in READERS}

@@ -7,12 +7,12 @@ import numpy as np
 import pytest
 from django.urls import reverse
 
-from decider.engine import odds
+from decider.engine import odds, ranges
 from decider.engine.costs import costs_compute
 from decider.engine.questionnaire import answers_validate
 from tests.factories import make_answers, make_cost_answers, shipped_figures
 
-FIXED = {name: (1.0, 1.0) for name in odds.SPREADS}
+FIXED = {name: (1.0, 1.0) for name in ranges.SPREADS}
 CASES = [
     {},  # 12 GPUs at 50 %: the cloud
     {"gpus": 64, "utilization": 0.6},
@@ -176,7 +176,7 @@ def test_ranges_in_the_answers_are_kept_and_drawn_from():
         {**make_answers("growth"), "uncertainty": {"cloud_price": {"low": 0.5}}}
     )
     assert errors == {}
-    high = odds.SPREADS["cloud_price"].high  # the side left out keeps its default
+    high = ranges.SPREADS["cloud_price"].high  # the side left out keeps its default
     assert answers["uncertainty"] == {"cloud_price": {"low": 0.5, "high": high}}
     assert odds.ranges_of(answers["uncertainty"])["cloud_price"] == (0.5, high)
 
@@ -241,7 +241,7 @@ def test_the_result_page_states_the_odds_and_draws_their_bands(client, rules):
     assessment = Assessment.objects.get(pk=assessment.pk)
     assert "of 10,000 draws of what is uncertain" in page
     assert f"seed {assessment.result['odds_seed']}" in page
-    for spread in odds.SPREADS.values():
+    for spread in ranges.SPREADS.values():
         assert spread.label in page and spread.source[:40].replace("'", "&#x27;") in page
     figure = _cumulative_figure(page)
     bands = [trace for trace in figure["data"] if trace.get("fill") == "tonexty"]
@@ -273,7 +273,7 @@ def test_in_chromium_the_odds_link_opens_the_ranges_and_the_bands_are_drawn(
     open_folds(page, "firm")
     page.locator("#odds-sentence a").click()
     assert page.locator("#odds").evaluate("details => details.open")
-    assert page.locator("#odds tbody tr").count() == len(odds.SPREADS)
+    assert page.locator("#odds tbody tr").count() == len(ranges.SPREADS)
     open_folds(page, "money")
     assert page.locator("#chart-cumulative path.js-fill").count() >= 4
     assert page.errors == []
@@ -368,7 +368,7 @@ def test_the_budget_step_edits_the_ranges_the_odds_draw_from(client, rules):
     assessment, edit, _view = make_assessment(answers=make_answers("growth"))
     step = reverse("decider-step", args=[edit, "budget"])
     page = client.get(step).content.decode()
-    default = odds.SPREADS["cloud_price"].low
+    default = ranges.SPREADS["cloud_price"].low
     assert f'name="range_cloud_price_low" value="{default}"' in page  # to be changed
     form = {**STEP_POSTS["budget"], "finish": "1"}
     wrong = client.post(step, {**form, "range_cloud_price_low": "1.5"}).content.decode()
@@ -377,7 +377,7 @@ def test_the_budget_step_edits_the_ranges_the_odds_draw_from(client, rules):
     client.post(step, {**form, "range_cloud_price_low": "0.5", "range_lead_time_high": "3"})
     saved = Assessment.objects.get(pk=assessment.pk).answers["uncertainty"]
     assert saved == {
-        "cloud_price": {"low": 0.5, "high": odds.SPREADS["cloud_price"].high},
+        "cloud_price": {"low": 0.5, "high": ranges.SPREADS["cloud_price"].high},
         "lead_time": {"low": 0.5, "high": 3.0},
     }
     result = client.get(reverse("decider-view-json", args=[_view])).json()["result"]["odds"]

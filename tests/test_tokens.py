@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from decider.engine import costs, evaluation, sizing, tokens
+from decider.engine.vocabulary import MODEL_CLASSES
 from tests.factories import make_answers, shipped_figures
 
 BOOK_PATH = Path(__file__).resolve().parent.parent / "fixtures" / "token_prices.json"
@@ -80,15 +81,15 @@ def test_every_price_is_dated_sourced_and_paid():
         assert len(price.source) > 20, price
         assert price.price_in_per_m > 0 or price.price_out_per_m > 0
         assert price.currency == {"global": "USD", "cn": "CNY"}[price.market]
-        assert price.model_class in tokens.MODEL_CLASSES
+        assert price.model_class in MODEL_CLASSES
 
 
 def test_each_class_has_several_providers_and_the_china_market_its_own_in_cny():
-    for model_class in tokens.MODEL_CLASSES:
+    for model_class in MODEL_CLASSES:
         providers = {p.provider for p in BOOK.prices if p.model_class == model_class}
         assert len(providers) >= 3, model_class
     chinese = [p for p in BOOK.prices if p.market == "cn"]
-    assert {p.model_class for p in chinese} == set(tokens.MODEL_CLASSES)
+    assert {p.model_class for p in chinese} == set(MODEL_CLASSES)
     assert all(p.jurisdiction == "cn" for p in chinese)
 
 

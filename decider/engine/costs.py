@@ -46,7 +46,6 @@ from decider.engine.figures import (
     figures_as_dict,
     figures_values,
 )
-from decider.engine.i18n import gettext_noop
 from decider.engine.markets import CURRENCIES, currency_rate
 from decider.engine.outcomes import COST_OPTIONS
 
@@ -71,32 +70,6 @@ HYBRID_CURVE_POINTS = 25
 # is cheaper, at or below 30 % renting is.
 SELF_BUILD_FROM, CLOUD_UP_TO = 0.70, 0.30
 
-# Every cost line an option can have, in the order a breakdown shows them.
-LINE_LABELS: dict[str, str] = {
-    "servers": gettext_noop("Servers"),
-    "network": gettext_noop("Network (InfiniBand)"),
-    "storage": gettext_noop("Storage hardware"),
-    "spares": gettext_noop("Spare parts"),
-    "setup": gettext_noop("Set-up"),
-    "financing": gettext_noop("Purchases financed (instalments)"),
-    "bridge": gettext_noop("Cloud while the hardware arrives"),
-    "power": gettext_noop("Power"),
-    "colocation": gettext_noop("Colocation"),
-    "maintenance": gettext_noop("Maintenance"),
-    "licences": gettext_noop("Software licences"),
-    "refresh": gettext_noop("Servers replaced at the end of their life"),
-    "residual": gettext_noop("Resale credit"),
-    "fleet_sale": gettext_noop("Resale of the GPUs you own now"),
-    "gpu_committed": gettext_noop("Cloud GPUs committed"),
-    "gpu": gettext_noop("Cloud GPU-hours"),
-    "cloud_storage": gettext_noop("Cloud storage"),
-    "egress": gettext_noop("Data egress"),
-    "tokens": gettext_noop("Bursts sent per token"),
-    "hiring": gettext_noop("Recruiting"),
-    "staff": gettext_noop("Staff hired for the owned cluster"),
-    "cloud_staff": gettext_noop("Staff hired for the cloud platform"),
-    "team": gettext_noop("The team you already have (counted)"),
-}
 
 # Ties between equally cheap options go to the smaller commitment.
 _TIE_ORDER = ("cloud", "hybrid", "onprem")

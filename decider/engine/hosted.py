@@ -120,11 +120,7 @@ def api_section(
         "api_hybrid": _api_hybrid(
             answers, cost_at, api_at, volume=own, excluded=excluded, bought=_bought(figures)
         ),
-        "api": {
-            **price.document(),
-            "tokens_per_day_m": own,
-            "fall_pct_per_year": round(fall, 4),
-        },
+        "api": price.document() | {"tokens_per_day_m": own, "fall_pct_per_year": round(fall, 4)},
         "api_break_even_tokens_per_day_m": _break_even(curve, api_at, gpu_at),
         "api_curve": curve,
         "api_cost_per_m_tokens": _per_million(computed, {**computed["totals"], "api": total}, own),

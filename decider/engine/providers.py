@@ -21,11 +21,8 @@ from typing import Any
 
 from decider.engine.figures import Figure
 from decider.engine.text import Text
+from decider.engine.vocabulary import PROVIDER_KINDS
 
-KINDS: dict[str, Text] = {
-    "hyperscaler": Text("hyperscaler", "超大规模云厂商"),
-    "neocloud": Text("GPU cloud", "GPU 专业云"),
-}
 # The figures a provider may publish; the rest of the cost model is the market's.
 PRICED = (
     "gpu_hour_on_demand",
@@ -102,13 +99,13 @@ def choice_of(answers: Mapping[str, Any]) -> Mapping[str, Sequence[str]] | None:
 
 def choice_given(raw: Any, *, known: Collection[str]) -> tuple[dict[str, list[str]], str | None]:
     """The `providers` answer checked: (`{"allow": [...], "exclude": [...]}`, the problem or
-    None). `known`: the providers' keys; a kind is named by its key in KINDS."""
+    None). `known`: the providers' keys; a kind is named by its key in PROVIDER_KINDS."""
     if not isinstance(raw, Mapping):
         return {}, "give an object with “allow” and/or “exclude”: lists of provider kinds or names"
     unknown = [key for key in raw if key not in ("allow", "exclude")]
     if unknown:
         return {}, f"unknown key “{str(unknown[0])[:40]}” (allowed: allow, exclude)"
-    names = {*KINDS, *known}
+    names = {*PROVIDER_KINDS, *known}
     choice: dict[str, list[str]] = {}
     for part in ("allow", "exclude"):
         given = raw.get(part, [])
@@ -119,7 +116,7 @@ def choice_given(raw: Any, *, known: Collection[str]) -> tuple[dict[str, list[st
                 shown = str(item)[:40]
                 return {}, (
                     f"“{part}”: unknown provider or kind “{shown}” (kinds: "
-                    f"{', '.join(KINDS)}; providers: {', '.join(sorted(known)) or 'none listed'})"
+                    f"{', '.join(PROVIDER_KINDS)}; providers: {', '.join(sorted(known)) or 'none listed'})"
                 )
         if given:
             choice[part] = list(dict.fromkeys(given))

@@ -19,14 +19,6 @@ from decider.engine.text import Text
 
 FORMAT = "decider-token-prices/1"
 DAYS_PER_MONTH = 365 / 12
-MODEL_CLASSES = {
-    "8b": Text(en="an open-weight model of about 8B parameters", zh="约 8B 参数的开源权重模型"),
-    "70b": Text(en="an open-weight model of about 70B parameters", zh="约 70B 参数的开源权重模型"),
-    "moe_large": Text(
-        en="a large open-weight mixture of experts (DeepSeek, Qwen3-235B class)",
-        zh="大型开源权重混合专家模型（DeepSeek、Qwen3-235B 级别）",
-    ),
-}
 SMALL_B, MEDIUM_B = 20.0, 120.0  # the largest model (billions of parameters) of each class
 JURISDICTION = {"global": "intl", "cn": "cn"}  # a market's own, for a jurisdiction concern
 

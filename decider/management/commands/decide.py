@@ -9,6 +9,7 @@ from django.utils.translation import gettext
 
 from decider.decision import decision_json, summary_json
 from decider.engine import sizing, verdict
+from decider.engine.decided import decision_of
 from decider.engine.evaluation import answers_odds, answers_plan, bursts_owned, per_token_parts
 from decider.engine.figures import FIGURES
 from decider.engine.markets import CURRENCIES
@@ -108,9 +109,16 @@ class Command(BaseCommand):
     def _summarize(self, data, ruleset, evaluation, answers, *, language: str) -> None:
         """The money (verdict, extra and constraint cost), the decision (its options and
         plan) and its summary."""
-        data["decision"] = decision_json(
-            evaluation.result, data["costs"], data["odds"], data["plan"]
+        decided = decision_of(
+            result=evaluation.result,
+            answers=answers,
+            derived=evaluation.derived,
+            costs=data["costs"],
+            odds=data["odds"],
+            plan=data["plan"],
+            rulebook=ruleset_rulebook(ruleset),
         )
+        data["decision"] = decision_json(decided)
         data.update(
             verdict.result_money(
                 evaluation.result,
@@ -121,17 +129,7 @@ class Command(BaseCommand):
                 plan=data["plan"],
             )
         )
-        data["summary"] |= summary_json(
-            result=evaluation.result,
-            answers=answers,
-            derived=evaluation.derived,
-            costs=data["costs"],
-            plan=data["plan"],
-            odds=data["odds"],
-            rulebook=ruleset_rulebook(ruleset),
-            language=language,
-            start=timezone.now().date(),
-        )
+        data["summary"] |= summary_json(decided, language=language, start=timezone.now().date())
 
     def stdin_text(self) -> str:
         import sys
