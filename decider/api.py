@@ -29,6 +29,7 @@ from decider.engine import (
     ranges,
     sizing,
     stages,
+    validation,
     workloads,
 )
 from decider.engine.figures import FIGURE_NAMES, FIGURES
@@ -100,7 +101,7 @@ def assessments(request: HttpRequest) -> HttpResponse:
     raw, sized, errors = sizing.answers_sized(raw)
     if errors:
         return _errors(errors)
-    answers, errors = questionnaire.answers_validate(raw, providers=services.provider_keys(raw))
+    answers, errors = validation.answers_validate(raw, providers=services.provider_keys(raw))
     if errors:
         return _errors(errors)
     try:

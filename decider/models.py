@@ -17,7 +17,7 @@ from django.utils.translation import gettext_lazy as _
 from simple_history.models import HistoricalRecords
 
 from decider import caching
-from decider.engine import gpus, questionnaire, scoring, tokens
+from decider.engine import gpus, scoring, tokens, validation
 from decider.engine.figures import Figure, figures_select
 from decider.engine.markets import DEFAULT_MARKET, MARKETS, market_of
 from decider.engine.providers import PRICED as PROVIDER_PRICED
@@ -681,7 +681,7 @@ class Assessment(models.Model):
     def create_with_links(cls, **fields: Any) -> tuple[Assessment, str, str]:
         edit_token, view_token = new_token(), new_token()
         if "answers" in fields:  # stored as every path stores them: blanks absent
-            fields["answers"] = questionnaire.answers_settled(fields["answers"])
+            fields["answers"] = validation.answers_settled(fields["answers"])
         assessment = cls.objects.create(
             edit_hash=token_hash(edit_token),
             view_hash=token_hash(view_token),

@@ -25,7 +25,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from decider import caching, conversion, decision
-from decider.engine import hosted, questionnaire, scoring, tokens, verdict
+from decider.engine import hosted, questionnaire, scoring, tokens, validation, verdict
 from decider.engine.batch import Impact, Transition, impact_compute
 from decider.engine.decided import Decision, decision_of
 from decider.engine.evaluation import (
@@ -592,7 +592,7 @@ def assessment_step_save(
             if not answers.get(optional):
                 answers.pop(optional, None)
         # A question left blank is absent; workloads the demand no longer pools are set aside.
-        answers = questionnaire.answers_settled(answers)
+        answers = validation.answers_settled(answers)
         if answers == assessment.answers:
             return conflicts
         written = Assessment.objects.filter(pk=assessment.pk, revision=assessment.revision).update(

@@ -31,7 +31,7 @@ from django_ratelimit.exceptions import Ratelimited
 
 from decider import caching, limits, pdf, report, services, tasks
 from decider import method as decider_method
-from decider.engine import gpus, questionnaire, sizing
+from decider.engine import gpus, questionnaire, sizing, validation
 from decider.engine.figures import Figure
 from decider.engine.markets import CURRENCIES, market_of
 from decider.engine.outcomes import outcome_name
@@ -505,7 +505,7 @@ def _workloads_save(assessment: Assessment, step: questionnaire.Step, formset: A
         if key
         not in (*questionnaire.WORKLOAD_DEMAND_KEYS, "workloads", "cloud_share_pct", "growth_years")
     }
-    checked, errors = questionnaire.answers_validate(
+    checked, errors = validation.answers_validate(
         {**raw, "workloads": items}, providers=services.provider_keys(raw)
     )
     problems = {key: problem for key, problem in errors.items() if key.startswith("workloads")}

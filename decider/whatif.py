@@ -2,7 +2,7 @@
 
 The form is built from the questionnaire's own questions and the figure registry, so its
 ranges and messages are those of the wizard; the whole changed answer set is then checked by
-`questionnaire.answers_validate`, the same check a saved step, the API and the CLI pass.
+`validation.answers_validate`, the same check a saved step, the API and the CLI pass.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from django import forms
 from django.utils.translation import get_language, gettext
 
 from decider import services
-from decider.engine import questionnaire
+from decider.engine import questionnaire, validation
 from decider.engine.figures import FIGURES, Figure
 from decider.engine.markets import currency_rate, market_of
 from decider.forms import NumberField, number_message, question_field, question_message
@@ -98,7 +98,7 @@ class WhatIfForm(forms.Form):
         trial["costs"] = overrides
         # As saved answers are read everywhere: a blank is no answer, and workloads whose
         # pooled demand is no longer the one tried are set aside (the notice says so).
-        trial = questionnaire.answers_settled(trial)
+        trial = validation.answers_settled(trial)
         if self.saved.get("workloads") and "workloads" not in trial:
             self.workloads_set_aside = len(self.saved["workloads"])
         for key, problem in questionnaire.answers_problems(trial, name=self._label).items():
@@ -106,7 +106,7 @@ class WhatIfForm(forms.Form):
                 self.add_error(key, f"{self._label(key)}: {problem}")
             else:
                 self.add_error(None, problem)
-        answers, problems = questionnaire.answers_validate(
+        answers, problems = validation.answers_validate(
             trial, providers=services.provider_keys(trial)
         )
         for key, problem in problems.items():  # each field passed its own check: rare

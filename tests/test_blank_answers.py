@@ -18,7 +18,7 @@ from django.urls import reverse
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from decider.engine import questionnaire
+from decider.engine import questionnaire, validation
 from decider.models import Assessment, token_hash
 from tests.examples import examples
 from tests.factories import STEP_POSTS, make_answers, migrate_to
@@ -102,7 +102,7 @@ def test_whatever_is_left_blank_the_saved_answers_read_everywhere(rules, posts):
     for key in OPTIONAL_GIVEN:
         posted = posts[STEP_OF[key]].get(key)
         assert (key in stored) == bool(posted), (key, posted)
-    assert questionnaire.answers_validate(stored)[1] == {}
+    assert validation.answers_validate(stored)[1] == {}
 
     response = client.get(
         reverse("decider-edit-what-if", args=[token]), demand_change(client, token)
@@ -196,9 +196,9 @@ def test_workloads_with_their_own_pooled_demand_are_taken_as_saved(client, rules
     pool gave beside its workloads."""
     answers = {k: v for k, v in make_answers("growth").items() if k not in ("gpus",)}
     del answers["utilization_pct"], answers["demand_shape"]
-    checked, errors = questionnaire.answers_validate(answers | {"workloads": WORKLOADS})
+    checked, errors = validation.answers_validate(answers | {"workloads": WORKLOADS})
     assert errors == {} and checked["gpus"] == 64
-    again, errors = questionnaire.answers_validate(checked)
+    again, errors = validation.answers_validate(checked)
     assert errors == {} and again == checked
     response = client.post(
         reverse("decider-api-assessments"), json.dumps(checked), content_type="application/json"
@@ -240,7 +240,7 @@ def test_a_demand_changed_on_its_step_sets_the_workloads_aside(client, rules):
     step, they go, never kept beside a demand they no longer describe."""
     answers = {k: v for k, v in make_answers("growth").items() if k != "gpus"}
     del answers["utilization_pct"], answers["demand_shape"]
-    checked, _errors = questionnaire.answers_validate(answers | {"workloads": WORKLOADS})
+    checked, _errors = validation.answers_validate(answers | {"workloads": WORKLOADS})
     assessment, edit, _view = Assessment.create_with_links(answers=checked)
     url = reverse("decider-step", args=[edit, "utilization"])
     form = client.get(url).context["form"]
@@ -254,4 +254,4 @@ def test_a_demand_changed_on_its_step_sets_the_workloads_aside(client, rules):
     client.post(url, fields | {"gpus": "80", "next": "1"})
     assessment.refresh_from_db()
     assert "workloads" not in assessment.answers and assessment.answers["gpus"] == 80
-    assert questionnaire.answers_validate(assessment.answers)[1] == {}
+    assert validation.answers_validate(assessment.answers)[1] == {}

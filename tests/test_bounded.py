@@ -21,7 +21,7 @@ from decider import services
 from decider.budget import TooSlow, time_budget
 from decider.engine import costs, months
 from decider.engine.figures import FIGURE_NAMES
-from decider.engine.questionnaire import answers_validate
+from decider.engine.validation import answers_validate
 from decider.engine.workloads import MAX_WORKLOADS
 from decider.models import Assessment
 from tests import test_fuzz as fuzz

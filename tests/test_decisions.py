@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from decider.charts import charts_for
-from decider.engine import markets, questionnaire, scoring
+from decider.engine import markets, questionnaire, scoring, validation
 from decider.engine.batch import recommendations_batch
 from decider.engine.evaluation import answers_evaluate
 from decider.engine.outcomes import OUTCOMES
@@ -64,7 +64,7 @@ def test_steady_inference_with_training_bursts_owns_the_base_and_rents_the_burst
     answers = levels(
         gpus=96, base_gpus=64, peak_share_pct=20.0, horizon_years=5, has_datacenter=True
     )
-    assert questionnaire.answers_validate(answers) == (answers, {})
+    assert validation.answers_validate(answers) == (answers, {})
     evaluation = evaluate(answers)
     costs, result = evaluation.costs, evaluation.result
 
@@ -243,7 +243,7 @@ def answers_documents(draw):
 )
 @given(answers=answers_documents(), discount=st.sampled_from([0.0, 0.08]))
 def test_every_answer_gets_a_story_that_adds_up(answers, discount):
-    assert questionnaire.answers_validate(answers)[1] == {}
+    assert validation.answers_validate(answers)[1] == {}
     evaluation = evaluate(answers, discount_rate=discount)
     result, costs = evaluation.result, evaluation.costs
 

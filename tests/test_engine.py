@@ -29,7 +29,7 @@ for module in pkgutil.iter_modules(decider.engine.__path__):
 import json
 from decider.engine.evaluation import answers_evaluate
 from decider.engine.figures import figures_select
-from decider.engine.questionnaire import answers_validate
+from decider.engine.validation import answers_validate
 from decider.engine.ruledocs import rulebook_from_document
 
 fixtures = sys.argv[1]

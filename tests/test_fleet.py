@@ -3,7 +3,7 @@ that do not keep them, aged on the resale curve; checked as the answers' `owned`
 
 import pytest
 
-from decider.engine import evaluation, questionnaire
+from decider.engine import evaluation, validation
 from decider.engine.fleet import fleet_of
 from tests.factories import make_answers, shipped_figures, shipped_rulebook
 
@@ -18,7 +18,7 @@ def _evaluate(owned=None, **changes):
     answers = make_answers("growth", **changes)
     if owned is not None:
         answers |= {"owned": owned, "owned_as_of": "2026-12"}
-    checked, errors = questionnaire.answers_validate(answers)
+    checked, errors = validation.answers_validate(answers)
     assert not errors, errors
     figures = shipped_figures(checked["gpu_model"], "global")
     found = evaluation.answers_evaluate(
@@ -112,14 +112,14 @@ def test_ages_count_to_the_month_the_answers_carry_and_weigh_by_gpus():
 )
 def test_a_wrong_entry_is_named_with_what_is_allowed(owned, key, words):
     answers = make_answers("growth", owned=owned, owned_as_of="2026-12")
-    _checked, errors = questionnaire.answers_validate(answers)
+    _checked, errors = validation.answers_validate(answers)
     assert key in errors and words in errors[key]
 
 
 def test_checking_answers_without_the_month_sets_it_and_an_orphan_month_is_an_error():
-    checked, errors = questionnaire.answers_validate(make_answers("growth", owned=_owned(8)))
+    checked, errors = validation.answers_validate(make_answers("growth", owned=_owned(8)))
     assert not errors and len(checked["owned_as_of"]) == 7
-    _checked, errors = questionnaire.answers_validate(make_answers("growth", owned_as_of="2026-1"))
+    _checked, errors = validation.answers_validate(make_answers("growth", owned_as_of="2026-1"))
     assert "owned_as_of" in errors
 
 

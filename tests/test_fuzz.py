@@ -23,7 +23,8 @@ from hypothesis import settings as profiles
 from hypothesis import strategies as st
 
 from decider.engine.figures import FIGURE_NAMES, FIGURES
-from decider.engine.questionnaire import QUESTIONS, STEP_BY_SLUG, answers_validate
+from decider.engine.questionnaire import QUESTIONS, STEP_BY_SLUG
+from decider.engine.validation import answers_validate
 from decider.models import Assessment
 from decider.services import evaluate_now
 from tests.examples import examples

@@ -25,7 +25,7 @@ from hypothesis import settings as profiles
 from hypothesis import strategies as st
 
 from decider.engine import sizing
-from decider.engine.questionnaire import answers_validate
+from decider.engine.validation import answers_validate
 from decider.forms import WORK_INPUTS
 from decider.models import RuleSet
 from decider.rulesets import ruleset_export

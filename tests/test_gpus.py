@@ -3,7 +3,7 @@ is offered, validated, sized, priced and planned, and nothing else needs to chan
 
 import pytest
 
-from decider.engine import gpus, markets, questionnaire, sizing
+from decider.engine import gpus, markets, questionnaire, sizing, validation
 from decider.engine.evaluation import answers_evaluate, answers_plan
 from decider.engine.figures import figures_select
 from decider.engine.gpus import GPUS, Chip, GpuModel, PricePath
@@ -52,14 +52,14 @@ def test_it_is_offered_in_its_market_and_refused_elsewhere(mi300x):
     assert "mi300x" in markets.MARKETS["global"].gpu_models
     assert "mi300x" not in markets.MARKETS["cn"].gpu_models
 
-    assert questionnaire.answers_validate(make_answers(gpu_model="mi300x"))[1] == {}
-    refused = questionnaire.answers_validate(make_answers(market="cn", gpu_model="mi300x"))[1]
+    assert validation.answers_validate(make_answers(gpu_model="mi300x"))[1] == {}
+    refused = validation.answers_validate(make_answers(market="cn", gpu_model="mi300x"))[1]
     assert "AMD Instinct MI300X" in refused["gpu_model"]
 
 
 def test_without_its_entry_it_is_not_a_gpu_model():
     assert "mi300x" not in dict(questionnaire.GPU_MODELS)
-    assert "gpu_model" in questionnaire.answers_validate(make_answers(gpu_model="mi300x"))[1]
+    assert "gpu_model" in validation.answers_validate(make_answers(gpu_model="mi300x"))[1]
 
 
 def test_the_sizing_reads_its_datasheet(mi300x):
@@ -105,7 +105,7 @@ def test_a_model_no_market_offers_any_more_still_prices_the_answers_saved_with_i
     assert "h200" not in dict(questionnaire.GPU_MODELS)
     assert "h200" not in markets.MARKETS["global"].gpu_models
     saved = make_answers(gpu_model="h200")
-    assert "gpu_model" in questionnaire.answers_validate(saved)[1]  # not for new answers
+    assert "gpu_model" in validation.answers_validate(saved)[1]  # not for new answers
 
     figures = figures_select(rows=shipped_figure_rows("global"), gpu_model="h200")
     evaluation = answers_evaluate(answers=saved, rulebook=shipped_rulebook(), figures=figures)

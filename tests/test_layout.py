@@ -180,3 +180,14 @@ def test_the_readers_take_the_decision_and_the_vocabulary_from_the_engine():
         for reader in READERS
     }
     assert reached == {reader: [] for reader in READERS}
+
+
+def test_the_questionnaire_knows_questions_and_reaches_no_model():
+    """The questionnaire is vocabulary: it reached fleet, providers, sizing, workloads, odds
+    and stages to check the optional blocks. Those checks live in engine/validation.py."""
+    reached = {
+        name.removeprefix("decider.engine.")
+        for name in import_graph()["decider.engine.questionnaire"]
+        if name.startswith("decider.engine.")
+    }
+    assert reached <= {"demand", "figures", "gpus", "i18n", "markets", "outcomes", "text"}

@@ -12,7 +12,7 @@ from django.urls import reverse
 from decider.engine import markets
 from decider.engine.costs import costs_compute
 from decider.engine.evaluation import answers_evaluate, cost_answers
-from decider.engine.questionnaire import answers_validate
+from decider.engine.validation import answers_validate
 from decider.models import Assumption
 from tests.factories import make_answers, shipped_figures, shipped_rulebook
 

@@ -9,7 +9,7 @@ from django.urls import reverse
 
 from decider.engine import odds, ranges
 from decider.engine.costs import costs_compute
-from decider.engine.questionnaire import answers_validate
+from decider.engine.validation import answers_validate
 from tests.factories import make_answers, make_cost_answers, shipped_figures
 
 FIXED = {name: (1.0, 1.0) for name in ranges.SPREADS}

@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 
 from decider import numbers
 from decider.engine.outcomes import outcome_name
-from decider.engine.questionnaire import answers_validate
 from decider.engine.sizing import answers_sized
+from decider.engine.validation import answers_validate
 from decider.models import Assessment
 from decider.services import assessment_create, assessment_document
 from tests.examples import examples

@@ -4,7 +4,7 @@ import pytest
 from django.utils.translation import override
 
 from decider.charts import COLORS
-from decider.engine import questionnaire
+from decider.engine import questionnaire, validation
 from decider.engine.figures import ADJUSTABLE_NAMES, FIGURES, overrides_validate
 from decider.engine.outcomes import (
     COST_OPTION_LABELS,
@@ -58,7 +58,7 @@ def test_only_the_last_step_carries_the_figures():
 
 def test_every_persona_answers_every_question_validly():
     for persona, preset in PRESETS.items():
-        answers, errors = questionnaire.answers_validate(preset["answers"])
+        answers, errors = validation.answers_validate(preset["answers"])
         assert errors == {}, persona
         assert answers == preset["answers"]
 
@@ -145,7 +145,7 @@ def test_a_message_shows_the_value_short_and_on_one_line(value, shown):
 
 
 def test_an_integer_too_large_for_a_float_is_out_of_range_not_an_error():
-    _answers, errors = questionnaire.answers_validate(make_answers(utilization_pct=10**400))
+    _answers, errors = validation.answers_validate(make_answers(utilization_pct=10**400))
     assert "must be a number from 0 to 100 %" in errors["utilization_pct"]
     _costs, errors = overrides_validate({"fte_cost": -(10**400)})
     assert errors == {"costs.fte_cost": "must not be negative, got an integer of about 401 digits"}

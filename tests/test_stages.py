@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 
 from decider.charts import plan_sentence
 from decider.engine.costs import costs_compute
-from decider.engine.questionnaire import answers_validate
 from decider.engine.stages import Future, plan_compute
+from decider.engine.validation import answers_validate
 from tests.examples import examples
 from tests.factories import (
     GROWTH_YEARS,

@@ -9,7 +9,7 @@ from django.urls import reverse
 from django.utils.translation import override
 
 from decider import summary
-from decider.engine import questionnaire
+from decider.engine import validation
 from decider.engine.evaluation import answers_evaluate
 from decider.method import SECTIONS, cite_links, cited_sections
 from tests.factories import make_answers, make_assessment, shipped_figures, shipped_rulebook
@@ -72,7 +72,7 @@ def test_next_steps_size_the_purchase_and_come_with_dates():
 def test_a_cloud_plan_asks_for_a_commitment_of_the_size_found():
     answers = make_answers("startup", gpus=96, base_gpus=64, peak_share_pct=20.0)
     del answers["utilization_pct"], answers["demand_shape"]
-    assert questionnaire.answers_validate(answers)[1] == {}
+    assert validation.answers_validate(answers)[1] == {}
     costs = evaluate(answers).costs
     with override("en"):
         steps = summary.next_steps(

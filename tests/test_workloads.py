@@ -12,7 +12,7 @@ from django.urls import reverse
 from decider import services
 from decider.engine.demand import Demand
 from decider.engine.evaluation import answers_evaluate, answers_plan
-from decider.engine.questionnaire import answers_validate
+from decider.engine.validation import answers_validate
 from decider.engine.workloads import Workload, placement, pooled, pooled_answers
 from tests.factories import make_answers, make_assessment, shipped_figures, shipped_rulebook
 

@@ -16,12 +16,12 @@ from decider.engine.markets import CURRENCIES
 from decider.engine.outcomes import outcome_name
 from decider.engine.questionnaire import (
     MAX_DOCUMENT_BYTES,
-    answers_validate,
     json_parse,
     too_big_text,
 )
 from decider.engine.scoring import result_localized
 from decider.engine.text import is_chinese
+from decider.engine.validation import answers_validate
 from decider.rulesets import ruleset_rulebook
 from decider.services import NoRuleSet, evaluate_now, provider_keys
 
