@@ -198,7 +198,18 @@ def assessment_scored_draft(*, answers: dict[str, Any], name: str) -> tuple[Asse
     seed = new_odds_seed()
     ruleset, evaluation, figures = assessment_evaluate(draft, odds_seed=seed)
     _take_result(draft, ruleset, evaluation, figures, odds_seed=seed)
+    _carry_scoring(draft, evaluation)
     return draft, evaluation
+
+
+def _carry_scoring(assessment: Assessment, evaluation: Evaluation) -> None:
+    """What the scoring computed (the cost section, and the odds when it drew them), carried
+    by an unsaved draft or trial: its document and its first view read them, as a saved
+    result's find them kept (assessment_score)."""
+    computed = {("costs", COMPUTED_IN): evaluation.costs}
+    if evaluation.odds is not None:
+        computed[("odds", COMPUTED_IN)] = evaluation.odds
+    setattr(assessment, _SCORING_COMPUTED, computed)
 
 
 def assessment_draft_save(
@@ -213,12 +224,18 @@ def assessment_draft_save(
     saved = Assessment.create_with_links(answers=draft.answers, name=draft.name, **scored)
     # What the draft's document computed (the plan, the odds, in its currency) is the saved
     # result's own: its first view computes none of it again.
-    computed = dict(_carried(draft))  # the scoring's own costs and odds before the rest
-    drawn_now = {("odds", "USD"): odds_usd, ("costs", "USD"): costs_usd}
-    computed |= {key: value for key, value in drawn_now.items() if value is not None}
-    for (name, currency), value in computed.items():
-        caching.keep(caching.scored_key(saved[0], name, currency), value)
+    drawn_now = {("odds", COMPUTED_IN): odds_usd, ("costs", COMPUTED_IN): costs_usd}
+    _keep_carried(draft, saved[0], {k: v for k, v in drawn_now.items() if v is not None})
     return saved
+
+
+def _keep_carried(
+    draft: Assessment, saved: Assessment, more: Mapping[tuple[str, str], Any] | None = None
+) -> None:
+    """What an unsaved draft or trial carries (its scoring's costs and odds, what its
+    document computed), kept for the saved result's first view."""
+    for (name, currency), value in {**_carried(draft), **(more or {})}.items():
+        caching.keep(caching.scored_key(saved, name, currency), value)
 
 
 def assessment_score(assessment: Assessment, *, refresh: bool = False) -> None:
@@ -249,11 +266,7 @@ def assessment_what_if(assessment: Assessment, answers: dict[str, Any]) -> Asses
     _take_result(trial, ruleset, evaluation, figures, odds_seed=seed)
     # The trial is never saved, so nothing it shows is kept: it carries what its scoring
     # computed, as a saved result's first view finds it kept (assessment_score).
-    setattr(
-        trial,
-        _SCORING_COMPUTED,
-        {("costs", "USD"): evaluation.costs, ("odds", "USD"): evaluation.odds},
-    )
+    _carry_scoring(trial, evaluation)
     return trial
 
 
@@ -263,9 +276,11 @@ def assessment_save_scenario(
     """A saved copy with other answers and its own links, scored like `assessment_what_if`."""
     trial = assessment_what_if(assessment, answers)
     scored = {field: getattr(trial, field) for field in Assessment.SCORED_FIELDS}
-    return Assessment.create_with_links(
+    saved = Assessment.create_with_links(
         name=name, answers=answers, revision=assessment.revision, **scored
     )
+    _keep_carried(trial, saved[0])  # its first view computes none of it again
+    return saved
 
 
 def new_odds_seed() -> int:

@@ -357,3 +357,29 @@ def test_the_hybrid_that_sends_its_bursts_per_token_is_the_hybrid_everywhere(cli
     )
     drawn = document["odds"]["present_value"]["hybrid"]["p50"]
     assert abs(drawn - value) <= ODDS_MEDIAN_WITHIN * value
+
+
+@pytest.mark.parametrize("persona", ["research_lab", "startup", "growth", "inference"])
+def test_the_api_create_computes_the_cost_section_once(client, rules, monkeypatch, persona):
+    """The create's document drew the plan and the odds on the unsaved draft, and each asked
+    for the cost section again (its per-token parts), though the scoring had just computed
+    it: a quarter of the create's time. The draft carries what the scoring computed."""
+    from decider import services
+    from decider.engine import evaluation
+
+    counted: list[str] = []
+    real = evaluation.answers_costs
+
+    def counting(*args, **kwargs):
+        counted.append("answers_costs")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(evaluation, "answers_costs", counting)
+    monkeypatch.setattr(services, "answers_costs", counting)
+    response = client.post(
+        reverse("decider-api-assessments"),
+        json.dumps({"answers": make_answers(persona)}),
+        content_type="application/json",
+    )
+    assert response.status_code == 201, response.content
+    assert counted == ["answers_costs"]

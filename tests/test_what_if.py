@@ -264,3 +264,32 @@ def test_on_a_cny_page_the_price_is_asked_in_cny_and_converted_back(client, rule
         {"gpus": 64, "utilization_pct": 55, "horizon_years": 3, PRICE: typed, "currency": "CNY"},
     ).content.decode()
     assert f'value="{typed:g}"' in trial or f'value="{typed}"' in trial
+
+
+@pytest.mark.django_db
+def test_a_saved_scenario_s_first_view_computes_no_cost_section_again(client, rules, monkeypatch):
+    """Computed once, kept (issue 50): saving a what-if as a scenario scores it, and its
+    first view found nothing kept and computed the cost section and the odds again."""
+    from decider import services
+    from decider.engine import evaluation
+
+    _original, edit, _view = make_assessment(name="Plan A", answers=levels_answers())
+    client.get(reverse("decider-result", args=[edit]))
+    form = {"gpus": 128, "base_gpus": 64, "peak_share_pct": 20, "horizon_years": 5}
+    response = client.post(
+        reverse("decider-edit-scenario", args=[edit]), form | {"gpu_hour_on_demand": 2.5}
+    )
+    assert response.status_code == 302
+    counted: list[str] = []
+    for name in ("answers_costs", "answers_odds"):
+        real = getattr(evaluation, name)
+
+        def counting(*args, _real=real, _name=name, **kwargs):
+            counted.append(_name)
+            return _real(*args, **kwargs)
+
+        monkeypatch.setattr(evaluation, name, counting)
+        monkeypatch.setattr(services, name, counting)
+    page = client.get(response["Location"], {"currency": "USD"})
+    assert page.status_code == 200 and "Saved as a scenario" in page.content.decode()
+    assert "answers_costs" not in counted
