@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -120,12 +121,7 @@ def _running_lines(world: World, gpus: np.ndarray, months: np.ndarray) -> dict[s
     renting = ((1 - q) * steady + q * peaked > 1e-9) | ~owned
     block, overflow = _renting(steady, peaked, q, committed, price, world.blocks)
     rented_nodes = np.ceil(np.maximum(peak - gpus, 0) / world.per_node)
-    hired = np.array(
-        [
-            world.hires(int(n), int(r))
-            for n, r in zip(nodes.ravel(), rented_nodes.ravel(), strict=True)
-        ]
-    ).reshape((*nodes.shape, 2))
+    hired = _per_pair(world.hires, nodes, rented_nodes, width=2)
     # Hired people are paid from when they join (the cost model's rule); owned hardware
     # cannot run before then, so only a cloud platform's hires are ever waited for.
     joined = np.clip(months - p["hiring_months"], 0, 1)
@@ -143,14 +139,21 @@ def _running_lines(world: World, gpus: np.ndarray, months: np.ndarray) -> dict[s
         "cloud_staff": hired[..., 1] * pay,
     }
     if answers.count_team:
-        team = np.array(
-            [
-                world.team(int(n), int(r))
-                for n, r in zip(nodes.ravel(), rented_nodes.ravel(), strict=True)
-            ]
-        ).reshape(nodes.shape)
+        team = _per_pair(world.team, nodes, rented_nodes, width=1)[..., 0]
         lines["team"] = team * p["fte_cost"] / 12
     return lines
+
+
+def _per_pair(
+    rule: Callable[[int, int], Any], owned: np.ndarray, rented: np.ndarray, *, width: int
+) -> np.ndarray:
+    """`rule(owned nodes, rented nodes)` at each element, asked once per distinct pair (a
+    plan's months hold a few sizes): shape (*owned.shape, width)."""
+    span = int(rented.max(initial=0)) + 1
+    keys = owned.ravel().astype(np.int64) * span + rented.ravel().astype(np.int64)
+    distinct, where = np.unique(keys, return_inverse=True)
+    values = np.array([rule(int(k // span), int(k % span)) for k in distinct], dtype=float)
+    return values.reshape(len(distinct), width)[where].reshape((*owned.shape, width))
 
 
 # How a plan rents above what it owns: the cheapest block (the cost model's committed cloud,
