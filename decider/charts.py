@@ -492,6 +492,23 @@ def _stage_labels(stages: list[dict], horizon: int) -> list[dict[str, Any]]:
 def plan_sentence(plan: dict) -> str:
     """The staged plan in one sentence: when owning starts and grows, and what it saves."""
     stages = plan["stages"]
+    if plan.get("chosen_plan") == "api_hybrid" and plan.get("chosen"):
+        row = plan["chosen"][0]
+        values = {
+            "gpus": row["owned_gpus"],
+            "month": row["month"],
+            "amount": _money(plan["chosen_present_value"], plan["currency"]),
+        }
+        return (
+            ngettext(
+                "Own %(gpus)s GPU from month %(month)s for the steady base and send the bursts "
+                "above it per token: %(amount)s in present value.",
+                "Own %(gpus)s GPUs from month %(month)s for the steady base and send the bursts "
+                "above it per token: %(amount)s in present value.",
+                values["gpus"],
+            )
+            % values
+        )
     if plan.get("chosen_plan") in ("commit_now", "own_peak"):
         return _owned_from_start_sentence(plan)
     kept = plan.get("owned_already") or 0

@@ -233,3 +233,26 @@ def test_a_file_far_larger_than_an_answers_document_exits_2(rules, tmp_path, cap
     code, _out, err = run_decide(tmp_path, capsys, content)
     assert code == 2
     assert "larger than 64 KB" in err and len(err.strip().splitlines()) == 1
+
+
+def test_yuan_is_the_dollar_computation_converted(rules, tmp_path, capsys):
+    """`decide --currency CNY` computes in USD once and converts where it prints (as a page
+    in yuan does: decider/conversion.py): every amount is the dollar one times the rate, and
+    the recommendation, the odds' shares and the plan's GPUs are the same."""
+    answers = make_answers("research_lab")
+    runs = {}
+    for currency in ("USD", "CNY"):
+        code, out, _err = run_decide(
+            tmp_path, capsys, answers, "--format", "json", "--currency", currency
+        )
+        assert code == 0
+        runs[currency] = json.loads(out)
+    usd, cny = runs["USD"], runs["CNY"]
+    rate = cny["costs"]["assumptions"]["usd_cny"]["value"]
+    assert cny["costs"]["currency"] == cny["plan"]["currency"] == "CNY"
+    assert cny["recommendation"] == usd["recommendation"]
+    assert cny["odds"]["cheapest_probability"] == usd["odds"]["cheapest_probability"]
+    assert cny["plan"]["chosen"] == usd["plan"]["chosen"]
+    for option, value in usd["costs"]["present_value"].items():
+        ratio = cny["costs"]["present_value"][option] / value
+        assert ratio == pytest.approx(rate, rel=1e-6)

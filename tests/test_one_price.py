@@ -351,10 +351,15 @@ def test_the_hybrid_that_sends_its_bursts_per_token_is_the_hybrid_everywhere(cli
     assert plan["chosen_plan"] == "api_hybrid" and plan["chosen_present_value"] == value
     owned = costs["api_hybrid"]["owned_gpus"]
     assert [row["gpus"] for row in plan["chosen"]] == [owned] == [costs["hybrid_owned_gpus"]]
+    # The chart and buy-now-or-wait are of the same GPUs (they showed 0 owned, and 32).
+    assert max(plan["timeline"]["owned_gpus"]) == owned == plan["wait"]["owned_gpus"]
     page = client.get(reverse("decider-result", args=[edit]), {"currency": "USD"}).content.decode()
     assert (
         f"Present value of the plan recommended: {numbers.money_full(value, 'USD', 'en')}" in page
     )
+    # The plan section tells the same plan (it said owning never pays: cloud only).
+    assert f"Own {owned} GPUs from month {plan['chosen'][0]['month']} for the steady base" in page
+    assert "cloud only is the plan" not in page
     drawn = document["odds"]["present_value"]["hybrid"]["p50"]
     assert abs(drawn - value) <= ODDS_MEDIAN_WITHIN * value
 

@@ -18,6 +18,7 @@ Plain Python and numpy: no Django.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
@@ -307,6 +308,9 @@ def plan_compute(
     recommended = _recommended(
         world, decisions, stages, weighed, found_odds, outcome, gpu_model, kept=kept, rate=rate
     )
+    when = functools.partial(
+        _when_to_own, world, future, gpu_model=gpu_model, market=market, drawn=drawn, rate=rate
+    )
     shown = {
         "currency": currency,
         **recommended,
@@ -314,47 +318,60 @@ def plan_compute(
         "stages": _stage_rows(world, decisions, staged.levels, stages, rate),
         "present_value": _present_shown(weighed.present, rate),
         "commit_now_gpus": weighed.committed if decisions else 0,
-        # The GPUs already owned that the plan keeps from month 0 (the answers' `owned`).
-        "owned_already": kept,
+        "owned_already": kept,  # the GPUs owned already (`owned`) kept from month 0
         "first_possible_month": decisions[0] if decisions else None,
         "timeline": _timeline(world, kept, stages),
-        **_when_to_own(world, future, stages, gpu_model, market=market, drawn=drawn, rate=rate),
+        **when(stages),
         "odds": found_odds,
         "future": _future_shown(future),
         **_outcomes_shown(outcomes, weighed.present, rate),
     }
-    if not (fixed and "hybrid" in fixed and "hybrid" in outcomes):
-        return shown
-    sent = _bursts_sent(world, decisions, gpu_model, owned=bursts_owned)
-    return sent(shown, round(sum(fixed["hybrid"]), 2), outcome == "hybrid")
+    sent = _bursts_sent(world, decisions, gpu_model, owned=bursts_owned, kept=kept, when=when)
+    return sent(shown, (fixed or {}).get("hybrid"), outcome == "hybrid")
 
 
 def _bursts_sent(
-    world: World, decisions: list[int], gpu_model: str, *, owned: int
-) -> Callable[[dict[str, Any], float, bool], dict[str, Any]]:
+    world: World,
+    decisions: list[int],
+    gpu_model: str,
+    *,
+    owned: int,
+    kept: int,
+    when: Callable[[list[Stage]], dict[str, Any]],
+) -> Callable[[dict[str, Any], tuple[float, float] | None, bool], dict[str, Any]]:
     """The plan with the hybrid that owns the steady base (`owned` GPUs from the first
     month they can run) and sends the bursts per token as the hybrid's plan, at its present
-    value (the cost section's, engine/evaluation.py's _bursts_sent), and as the plan
-    recommended when the headline is a hybrid (`chosen`)."""
+    value (the cost section's, engine/evaluation.py's _bursts_sent: its two parts), and as
+    the plan recommended when the headline is a hybrid (`chosen`): its stage, its timeline,
+    and buy now or wait for the GPUs it owns (`when`)."""
 
-    def sent(shown: dict[str, Any], value: float, chosen: bool) -> dict[str, Any]:
+    def sent(
+        shown: dict[str, Any], parts: tuple[float, float] | None, chosen: bool
+    ) -> dict[str, Any]:
+        if parts is None or "hybrid" not in shown["outcome_plans"]:
+            return shown
+        value = round(sum(parts), 2)
         shown = shown | {
             "outcome_plans": {**shown["outcome_plans"], "hybrid": "api_hybrid"},
             "outcome_present_value": {**shown["outcome_present_value"], "hybrid": value},
         }
         if not chosen:
             return shown
-        rows = [_commit_row(world, decisions, gpu_model, owned)] if owned and decisions else []
-        for row in rows:
-            row["reason"] = gettext(
-                "Owned for the steady base from the first month it can run; the bursts "
-                "above it are sent per token."
-            )
+        if not (owned and decisions):
+            return shown | {"chosen_plan": "api_hybrid", "chosen_present_value": value}
+        row = _commit_row(world, decisions, gpu_model, owned)
+        row["reason"] = gettext(
+            "Owned for the steady base from the first month it can run; the bursts above "
+            "it are sent per token."
+        )
+        base = [Stage(decisions[0], row["order_month"], owned, owned)]
         return shown | {
             "chosen_plan": "api_hybrid",
             "chosen_present_value": value,
-            "chosen": rows or shown["chosen"],
+            "chosen": [row],
             "marginal": False,
+            "timeline": _timeline(world, kept, base),
+            **when(base),
         }
 
     return sent

@@ -7,12 +7,13 @@ from django.core.management.base import BaseCommand
 from django.utils import timezone, translation
 from django.utils.translation import gettext
 
+from decider import conversion
 from decider.decision import decision_json, summary_json
 from decider.engine import sizing, verdict
 from decider.engine.decided import decision_of
 from decider.engine.evaluation import answers_odds, answers_plan, bursts_owned, per_token_parts
-from decider.engine.figures import FIGURES
-from decider.engine.markets import CURRENCIES
+from decider.engine.figures import FIGURES, figures_values
+from decider.engine.markets import CURRENCIES, currency_rate
 from decider.engine.outcomes import outcome_name
 from decider.engine.questionnaire import (
     MAX_DOCUMENT_BYTES,
@@ -23,7 +24,7 @@ from decider.engine.scoring import result_localized
 from decider.engine.text import is_chinese
 from decider.engine.validation import answers_validate
 from decider.rulesets import ruleset_rulebook
-from decider.services import NoRuleSet, evaluate_now, provider_keys
+from decider.services import COMPUTED_IN, NoRuleSet, evaluate_now, provider_keys
 
 
 class Command(BaseCommand):
@@ -68,31 +69,15 @@ class Command(BaseCommand):
         if errors:
             return [f"{key}: {message}" for key, message in errors.items()], ""
         try:
+            # Computed once, in USD, and converted where it is shown (decider/conversion.py),
+            # as a page in yuan reads the same computation.
             ruleset, evaluation = evaluate_now(
-                answers, currency=options["currency"], odds_seed=options["seed"]
+                answers, currency=COMPUTED_IN, odds_seed=options["seed"]
             )
             data = result_localized(evaluation.result, options["lang"])
             data["costs"] = evaluation.costs
-            for key, compute in (("odds", answers_odds), ("plan", answers_plan)):
-                if key == "odds" and evaluation.odds is not None:
-                    data[key] = evaluation.odds  # drawn while scoring, for the same result
-                    continue
-                data[key] = compute(
-                    answers=answers,
-                    figures=evaluation.figures,
-                    excluded=data["excluded"],
-                    currency=options["currency"],
-                    seed=options["seed"],
-                    fixed=per_token_parts(evaluation.costs, data["excluded"]),
-                    **(
-                        {
-                            "outcome": data["recommendation"],
-                            "bursts_owned": bursts_owned(evaluation.costs),
-                        }
-                        if key == "plan"
-                        else {}
-                    ),
-                )
+            _sections(data, evaluation, answers, seed=options["seed"])
+            _converted(data, evaluation, options["currency"])
             self._summarize(data, ruleset, evaluation, answers, language=options["lang"])
             if sized is not None:
                 data["sizing"] = sized
@@ -166,3 +151,30 @@ class Command(BaseCommand):
             lines.append(f"  {name:24} {figure['value']:g} {unit} · {source} ({figure['as_of']})")
         lines.append(f"Rule set version: {data['ruleset_version']}")
         return "\n".join(lines)
+
+
+def _sections(data: dict, evaluation, answers: dict, *, seed: int) -> None:
+    """The odds (unless the scoring drew them, for the same result) and the plan, in USD."""
+    given = {
+        "answers": answers,
+        "figures": evaluation.figures,
+        "excluded": data["excluded"],
+        "currency": COMPUTED_IN,
+        "seed": seed,
+        "fixed": per_token_parts(evaluation.costs, data["excluded"]),
+    }
+    data["odds"] = evaluation.odds if evaluation.odds is not None else answers_odds(**given)
+    data["plan"] = answers_plan(
+        **given, outcome=data["recommendation"], bursts_owned=bursts_owned(evaluation.costs)
+    )
+
+
+def _converted(data: dict, evaluation, currency: str) -> None:
+    """The sections in `currency`, converted from the one computation (in USD)."""
+    if currency == COMPUTED_IN:
+        return
+    rate = currency_rate(
+        figures_values(evaluation.figures), prices_in=COMPUTED_IN, shown_in=currency
+    )
+    for section in ("costs", "odds", "plan"):
+        data[section] = conversion.converted(section, data[section], rate=rate, currency=currency)
