@@ -536,12 +536,24 @@ def plan_sentence(plan: dict) -> str:
 def _owned_from_start_sentence(plan: dict) -> str:
     """The plan recommended owns from the first possible month (commit_now, own_peak)."""
     pv = plan["present_value"]
-    extra = pv[plan["chosen_plan"]] - pv["cloud_only"]
     values = {
         "gpus": plan["chosen"][0]["owned_gpus"],
         "month": plan["first_possible_month"],
-        "amount": _money(abs(extra), plan["currency"]),
+        "amount": _money(pv[plan["chosen_plan"]], plan["currency"]),
     }
+    if pv["cloud_only"] is None:  # data that may not leave: renting throughout is no choice
+        return (
+            ngettext(
+                "Own %(gpus)s GPU from month %(month)s, as the recommendation does: "
+                "%(amount)s in present value.",
+                "Own %(gpus)s GPUs from month %(month)s, as the recommendation does: "
+                "%(amount)s in present value.",
+                values["gpus"],
+            )
+            % values
+        )
+    extra = pv[plan["chosen_plan"]] - pv["cloud_only"]
+    values["amount"] = _money(abs(extra), plan["currency"])
     if extra <= 0:
         return (
             ngettext(

@@ -132,7 +132,7 @@ def test_the_check_finds_two_prices_where_there_are_two():
 
 
 @settings(
-    max_examples=examples(15),
+    max_examples=examples(20),
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
@@ -143,18 +143,31 @@ def test_the_check_finds_two_prices_where_there_are_two():
     horizon=st.integers(1, 10),
     growth=st.sampled_from([None, 0.0, 40.0, 200.0]),
     residency=st.sampled_from(["none", "partial", "all"]),
+    served=st.sampled_from([None, 500, 20_000]),
+    providers=st.booleans(),
+    currency=st.sampled_from(["USD", "CNY"]),
 )
 def test_whatever_the_answers_each_option_has_one_price(
-    rules, persona, gpus, utilization, horizon, growth, residency
+    rules, persona, gpus, utilization, horizon, growth, residency, served, providers, currency
 ):
+    """Over generated answers: held or growing demand, every residency, a service sized
+    from the tokens it serves (per token and the hybrid that sends its bursts per token in
+    play), priced at the cheapest listed provider or the market, in either currency."""
     answers = make_answers(
         persona, gpus=gpus, utilization_pct=round(utilization, 1), horizon_years=horizon
     )
     answers["residency"] = residency
     if growth is not None:
         answers["growth_pct"] = growth
+    if served is not None:
+        work = {"params_b": 70, "tokens_per_day_m": served, "peak_to_average": 2}
+        answers = make_answers("inference", residency=residency, work={"inference": work})
+        for key in ("gpus", "utilization_pct", "demand_shape"):
+            answers.pop(key, None)
+    if providers:
+        answers["providers"] = {}
     assessment, _edit, _checked = scored(answers)
-    document = assessment_document(assessment, language="en", currency="USD")
+    document = assessment_document(assessment, language="en", currency=currency)
     assert one_price_problems(json.loads(json.dumps(document))["result"]) == []
 
 
@@ -388,3 +401,22 @@ def test_the_api_create_computes_the_cost_section_once(client, rules, monkeypatc
     )
     assert response.status_code == 201, response.content
     assert counted == ["answers_costs"]
+
+
+@pytest.mark.parametrize("residency", ["partial", "all"])
+def test_an_on_prem_plan_whose_data_may_not_leave_is_the_table_s(client, rules, residency):
+    """Found by the property above: with the data bound, an on-premises headline got the
+    search's staged plan (a second price beside the table's), and with part of it bound
+    the plan's sentence subtracted a cloud-only value that is no choice (a 500)."""
+    answers = make_answers(
+        "research_lab", gpus=1, utilization_pct=5.0, horizon_years=2, growth_pct=200.0
+    )
+    answers["residency"] = residency
+    _assessment, edit, _checked = scored(answers)
+    document = client.get(reverse("decider-edit-json", args=[edit])).json()["result"]
+    assert one_price_problems(document) == []
+    if document["recommendation"] == "onprem":
+        plan, costs = document["plan"], document["costs"]
+        assert plan["chosen_present_value"] == costs["present_value"]["onprem"]
+    page = client.get(reverse("decider-result", args=[edit]))
+    assert page.status_code == 200

@@ -313,16 +313,18 @@ def per_token_parts(
     shown: Mapping[str, Any], excluded: Mapping[str, Any]
 ) -> dict[str, tuple[float, float]]:
     """The per-token outcomes the verdict weighs (the cost section `shown` with them), each
-    as (what is not sent per token, what is) in present value: per token itself, and the
-    hybrid that owns the base and sends the bursts per token when that is the hybrid
-    weighed (verdict.hybrid_per_token). The odds draw the second part's price level."""
-    api = _api_weighed(shown, excluded)
-    if not api:
+    as (what is not sent per token, what is) in present value: per token itself (unless the
+    rules exclude it), and the hybrid that owns the base and sends the bursts per token when
+    that is the hybrid weighed (verdict.hybrid_per_token), though per token alone may be
+    excluded (its bursts carry only data that may leave). The odds draw the second part's
+    price level."""
+    if shown.get("api") is None:
         return {}
-    parts = {API: (0.0, api[API])}
+    api = float(shown["present_value"][API])
+    parts = {} if API in excluded else {API: (0.0, api)}
     mixed = verdict.hybrid_per_token(shown)
     if mixed is not None and "hybrid" not in excluded:
-        sent = api[API] * float(shown["api_hybrid"]["burst_share_pct"]) / 100
+        sent = api * float(shown["api_hybrid"]["burst_share_pct"]) / 100
         parts["hybrid"] = (mixed - sent, sent)
     return parts
 

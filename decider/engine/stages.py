@@ -659,12 +659,12 @@ def _chosen(
         edge = (cloud - staged) / cloud * 100 if cloud > 0 else 0.0
         wins = (found or {}).get("staged_cheaper_pct", {}).get("cloud_only")
         marginal = edge < MARGINAL_EDGE_PCT or (wins is not None and wins < MARGINAL_DRAWS_PCT)
+    if outcome == "onprem" and present.get("own_peak") is not None:
+        return "own_peak", marginal  # the cost section's on-prem: one plan, one price
     if cloud is None:
         return "staged", marginal  # data that may not leave: owning is no choice
     if outcome == "cloud":
         return "cloud_only", marginal
-    if outcome == "onprem" and present.get("own_peak") is not None:
-        return "own_peak", marginal
     if outcome in ("onprem", "hybrid"):
         if owns or present["commit_now"] is None:
             return "staged", marginal
