@@ -115,6 +115,30 @@ def _english_between_tests():
 
 
 @pytest.fixture
+def engine_calls(monkeypatch):
+    """`engine_calls(*names)`: the list each call of those engine.evaluation functions
+    appends its name to (as the evaluation and the services call them), from now on."""
+
+    def counting(*names: str) -> list[str]:
+        from decider import services
+        from decider.engine import evaluation
+
+        counted: list[str] = []
+        for name in names:
+            real = getattr(evaluation, name)
+
+            def counted_call(*args, _real=real, _name=name, **kwargs):
+                counted.append(_name)
+                return _real(*args, **kwargs)
+
+            monkeypatch.setattr(evaluation, name, counted_call)
+            monkeypatch.setattr(services, name, counted_call)
+        return counted
+
+    return counting
+
+
+@pytest.fixture
 def rules(db):
     """The shipped rule set and cost figures, as `make run` loads them.
 

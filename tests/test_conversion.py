@@ -98,24 +98,14 @@ def test_a_page_in_yuan_reads_the_usd_computation_converted(rules, case):
         assert shown["costs"]["present_value"][option] == round(value * rate, 2)
 
 
-def test_a_page_in_yuan_computes_nothing_the_usd_one_did(client, rules, monkeypatch):
+def test_a_page_in_yuan_computes_nothing_the_usd_one_did(client, rules, engine_calls):
     """One computation per result: the first view in yuan after one in dollars prices no
     plan again (each section computed once, in USD)."""
-    from decider import services
-
     assessment, _edit, _checked = scored(CASES["research_lab"])
     assessment_costs(assessment, currency="USD")
     assessment_odds(assessment, currency="USD")
     assessment_plan(assessment, currency="USD")
-    counted: list[str] = []
-    for name in ("answers_costs", "answers_odds", "answers_plan"):
-        real = getattr(services, name)
-
-        def counting(*args: Any, _real: Any = real, _name: str = name, **kwargs: Any) -> Any:
-            counted.append(_name)
-            return _real(*args, **kwargs)
-
-        monkeypatch.setattr(services, name, counting)
+    counted = engine_calls("answers_costs", "answers_odds", "answers_plan")
     for currency in ("CNY", "USD", "CNY"):
         assessment_costs(assessment, currency=currency)
         assessment_odds(assessment, currency=currency)

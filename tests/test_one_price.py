@@ -296,22 +296,11 @@ def test_the_decision_lists_each_outcome_once_at_the_price_every_section_reads(c
 
 @pytest.mark.parametrize("persona", ["research_lab", "startup", "growth", "inference"])
 def test_a_new_result_s_first_view_computes_nothing_its_create_computed(
-    client, rules, monkeypatch, persona
+    client, rules, engine_calls, persona
 ):
     """Computed once, kept (issue 50): the API's create draws the odds and the plan for its
     document on the unsaved draft; its first view, as JSON or as a page, reads those."""
-    from decider.engine import evaluation
-
-    counted: list[str] = []
-    for name in ("answers_odds", "answers_plan"):
-        real = getattr(evaluation, name)
-
-        def counting(*args, _real=real, _name=name, **kwargs):
-            counted.append(_name)
-            return _real(*args, **kwargs)
-
-        monkeypatch.setattr(evaluation, name, counting)
-        monkeypatch.setattr(f"decider.services.{name}", counting)
+    counted = engine_calls("answers_odds", "answers_plan")
     response = client.post(
         reverse("decider-api-assessments"),
         json.dumps({"answers": make_answers(persona)}),
@@ -378,22 +367,11 @@ def test_the_hybrid_that_sends_its_bursts_per_token_is_the_hybrid_everywhere(cli
 
 
 @pytest.mark.parametrize("persona", ["research_lab", "startup", "growth", "inference"])
-def test_the_api_create_computes_the_cost_section_once(client, rules, monkeypatch, persona):
+def test_the_api_create_computes_the_cost_section_once(client, rules, engine_calls, persona):
     """The create's document drew the plan and the odds on the unsaved draft, and each asked
     for the cost section again (its per-token parts), though the scoring had just computed
     it: a quarter of the create's time. The draft carries what the scoring computed."""
-    from decider import services
-    from decider.engine import evaluation
-
-    counted: list[str] = []
-    real = evaluation.answers_costs
-
-    def counting(*args, **kwargs):
-        counted.append("answers_costs")
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(evaluation, "answers_costs", counting)
-    monkeypatch.setattr(services, "answers_costs", counting)
+    counted = engine_calls("answers_costs")
     response = client.post(
         reverse("decider-api-assessments"),
         json.dumps({"answers": make_answers(persona)}),
@@ -420,3 +398,44 @@ def test_an_on_prem_plan_whose_data_may_not_leave_is_the_table_s(client, rules, 
         assert plan["chosen_present_value"] == costs["present_value"]["onprem"]
     page = client.get(reverse("decider-result", args=[edit]))
     assert page.status_code == 200
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("locale", ["en-US", "zh-CN"])
+def test_a_service_walked_through_the_wizard_is_quoted_at_one_price(
+    browser, live_server, rules, locale
+):
+    """The inference case walked in Chromium as a person makes it: the profile, the
+    service sized from its tokens on the sizing page, the steps through to the result. Its
+    document states each option at one price, and the page writes the hybrid's present
+    value one way (the hybrid that sends its bursts per token, at 20 B tokens a day)."""
+    from tests.conftest import new_page
+
+    page = new_page(browser, locale=locale)
+    page.goto(live_server.url + "/?lang=" + ("zh-hans" if locale == "zh-CN" else "en"))
+    page.locator("input[name=preset][value=inference]").check()
+    page.locator("form button.primary[type=submit]").first.click()
+    page.wait_for_url("**/step/workload/")
+    edit = page.url.split("/a/")[1].split("/")[0]
+    page.goto(f"{live_server.url}/a/{edit}/size/")
+    typed = {"params_b": "70", "tokens_per_day_m": "20000", "peak_to_average": "2"}
+    for name, value in typed.items():
+        page.fill(f"#id_inference-{name}", value)
+    page.click("button[value=size]")
+    page.click("button[value=use]")
+    page.wait_for_url("**/step/utilization/")
+    for slug in ("ops", "data", "budget"):
+        page.locator("#step-form button.primary[name=next]").click()
+        page.wait_for_url(f"**/step/{slug}/")
+    page.locator("#step-form button.primary[name=next]").click()
+    page.wait_for_url(f"**/a/{edit}/")
+    document = json.loads(page.goto(f"{live_server.url}/a/{edit}.json").text())["result"]
+    assert one_price_problems(document) == []
+    costs = document["costs"]
+    assert costs["api"] is not None and costs.get("hybrid_bursts") == "per_token"
+    page.goto(f"{live_server.url}/a/{edit}/?currency=USD")
+    language = "zh-hans" if locale == "zh-CN" else "en"
+    value = numbers.money_full(costs["present_value"]["hybrid"], "USD", language)
+    assert value in page.content()
+    assert page.errors == []

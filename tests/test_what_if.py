@@ -20,6 +20,18 @@ def levels_answers(**changes):
     return answers
 
 
+def saved_scenario(client, edit):
+    """The result shown, then saved as a scenario of 128 GPUs at $2.50 an hour: the
+    redirect to the scenario."""
+    client.get(reverse("decider-result", args=[edit]))
+    form = {"gpus": 128, "base_gpus": 64, "peak_share_pct": 20, "horizon_years": 5}
+    response = client.post(
+        reverse("decider-edit-scenario", args=[edit]), form | {"gpu_hour_on_demand": 2.5}
+    )
+    assert response.status_code == 302
+    return response
+
+
 def what_if(client, name, token, **values):
     return client.get(reverse(name, args=[token]), values)
 
@@ -106,12 +118,7 @@ def test_bad_input_gets_its_message_next_to_the_field(client, rules, values, fie
 
 def test_a_scenario_is_a_copy_of_its_own_and_the_original_stays(client, rules):
     original, edit, _view = make_assessment(name="Plan A", answers=levels_answers())
-    client.get(reverse("decider-result", args=[edit]))
-    form = {"gpus": 128, "base_gpus": 64, "peak_share_pct": 20, "horizon_years": 5}
-    response = client.post(
-        reverse("decider-edit-scenario", args=[edit]), form | {"gpu_hour_on_demand": 2.5}
-    )
-    assert response.status_code == 302
+    response = saved_scenario(client, edit)
     new_edit = response["Location"].strip("/").split("/")[-1]
     assert new_edit != edit
     scenario = Assessment.objects.by_token(new_edit, kind="edit")
@@ -267,29 +274,12 @@ def test_on_a_cny_page_the_price_is_asked_in_cny_and_converted_back(client, rule
 
 
 @pytest.mark.django_db
-def test_a_saved_scenario_s_first_view_computes_no_cost_section_again(client, rules, monkeypatch):
+def test_a_saved_scenario_s_first_view_computes_no_cost_section_again(client, rules, engine_calls):
     """Computed once, kept (issue 50): saving a what-if as a scenario scores it, and its
     first view found nothing kept and computed the cost section and the odds again."""
-    from decider import services
-    from decider.engine import evaluation
-
     _original, edit, _view = make_assessment(name="Plan A", answers=levels_answers())
-    client.get(reverse("decider-result", args=[edit]))
-    form = {"gpus": 128, "base_gpus": 64, "peak_share_pct": 20, "horizon_years": 5}
-    response = client.post(
-        reverse("decider-edit-scenario", args=[edit]), form | {"gpu_hour_on_demand": 2.5}
-    )
-    assert response.status_code == 302
-    counted: list[str] = []
-    for name in ("answers_costs", "answers_odds"):
-        real = getattr(evaluation, name)
-
-        def counting(*args, _real=real, _name=name, **kwargs):
-            counted.append(_name)
-            return _real(*args, **kwargs)
-
-        monkeypatch.setattr(evaluation, name, counting)
-        monkeypatch.setattr(services, name, counting)
+    response = saved_scenario(client, edit)
+    counted = engine_calls("answers_costs", "answers_odds")
     page = client.get(response["Location"], {"currency": "USD"})
     assert page.status_code == 200 and "Saved as a scenario" in page.content.decode()
     assert "answers_costs" not in counted
