@@ -213,6 +213,76 @@ def test_the_cost_per_useful_gpu_hour_spreads_a_total_over_its_own_months(rules,
     assert costs["useful_gpu_hours"] > 0
 
 
+def section(answers: dict[str, Any], **figures: float) -> dict[str, Any]:
+    """The cost section of these answers, as a new assessment prices it, with some of the
+    shipped figures changed."""
+    from decider.engine.evaluation import answers_costs
+    from tests.factories import shipped_figures
+
+    sized, _work, problems = answers_sized(answers)
+    assert problems == {}, problems
+    return answers_costs(answers=sized, figures=shipped_figures(**figures), excluded=[])
+
+
+def owning_less_renting(costs: dict[str, Any]) -> float:
+    return costs["totals"]["onprem"] - costs["totals"]["cloud_on_demand"]
+
+
+@pytest.mark.parametrize("case", ["lab_256_at_85", "startup_16_to_256"])
+def test_the_sensitivity_is_the_section_priced_again_with_one_figure_moved(case):
+    """The tornado said a ±20 % server price moves on-prem's lead over renting by an amount
+    the closed forms of today's demand gave, while the table priced the plans (the growing
+    startup's: today's 16 GPUs, not the 256 its plan owns). Each bar is now what the cost
+    section itself says when that figure is moved."""
+    answers = CASES[case]
+    costs = section(answers)
+    rows = {row["name"]: row for row in costs["sensitivity"]}
+    shipped = costs["assumptions"]
+    for name in ("server_price", "gpu_hour_on_demand", "kwh_price"):
+        value = shipped[name]["value"]
+        moved = section(answers, **{name: value * 1.2})
+        expected = owning_less_renting(moved) - owning_less_renting(costs)
+        assert rows[name]["high"] == pytest.approx(expected, abs=0.05), name
+
+
+@pytest.mark.parametrize("case", ["lab_256_at_85", "research_lab", "growth"])
+def test_owning_and_renting_cost_the_same_at_the_break_even_utilization(case):
+    """The break-even utilization was found on the closed forms (49.84 % for the lab while
+    its plans tie at 48.55 %). At the utilization the section states, the section priced
+    again has on-prem and renting on demand at one total."""
+    costs = section(CASES[case])
+    tie = costs["break_even_utilization_pct"]
+    assert tie is not None
+    there = section({**CASES[case], "utilization_pct": tie})
+    assert owning_less_renting(there) == pytest.approx(0, abs=2e-4 * there["totals"]["onprem"])
+
+
+@pytest.mark.parametrize("case", ["startup_16_to_256", "lab_256_at_85"])
+def test_the_cost_per_useful_gpu_hour_at_a_utilization_is_the_what_if_s(case):
+    """The curve of cost per useful GPU-hour by utilization was today's demand's while the
+    demand grew. Each point is now what a change of the utilization answer gives: that
+    section's total over its own hours of work."""
+    answers = CASES[case]
+    curves = section(answers)["per_hour"]
+    for pct in (40, 90):
+        there = section({**answers, "utilization_pct": float(pct)})
+        at = curves["utilization_pct"].index(pct)
+        for key in ("onprem", "cloud_on_demand"):
+            own = there["totals"][key] / there["useful_gpu_hours"] / there["h100_equivalent"]
+            assert curves[key][at] == pytest.approx(own, abs=0.011), (key, pct)
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_the_rule_of_thumb_check_reads_the_section_s_ranking(case):
+    """When the costs ran against the 30 % / 70 % rule, the check named the closed forms'
+    cheapest and cloud mode; now the section's own."""
+    costs = section(CASES[case])
+    check = costs["against_rule_of_thumb"]
+    if check is not None:
+        assert check["cheapest"] == costs["cheapest"]
+        assert check["cloud_mode"] == costs["cheapest_cloud_mode"]
+
+
 def test_what_a_constraint_costs_is_a_share_of_what_it_leaves(client, rules):
     """Case 8 of issue 50: "¥1,776.76万 (121 %) less": the amount over the cheaper option
     ruled out, though the sentence says "less than" the one left. The share is now of the

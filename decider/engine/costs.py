@@ -21,7 +21,7 @@ import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, NamedTuple, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, cast
 
 import numpy as np
 
@@ -51,6 +51,21 @@ from decider.engine.outcomes import COST_OPTIONS
 
 if TYPE_CHECKING:
     import pandas as pd
+
+
+class Repricing(Protocol):
+    """The cost section's fixed plans priced again (engine/repricing.Repricing)."""
+
+    def totals(
+        self,
+        utilization: float | None = None,
+        *,
+        changed: Mapping[str, float] | None = None,
+        options: tuple[str, ...] = ...,
+    ) -> dict[str, float]: ...
+
+    def useful_hours(self, utilization: float) -> float: ...
+
 
 HOURS_PER_MONTH = 730
 OPTIONS = COST_OPTIONS
@@ -658,46 +673,45 @@ def _break_even_utilization(params: Mapping[str, float], answers: CostAnswers) -
     return None
 
 
-def _sensitivity(
-    params: Mapping[str, float], answers: CostAnswers
-) -> list[tuple[str, float, float]]:
-    base = _gap(params, answers)
+Gap = Callable[[Mapping[str, float]], float]
+
+
+def _moved(name: str, value: float, step: float) -> float:
+    """The figure `step` (a share) higher or lower, within what it may be set to (a resale
+    that declines by all of it each year declines no faster)."""
+    spec = FIGURES[name]
+    moved = max(value * (1 + step), spec.min)
+    return moved if spec.max is None else min(moved, spec.max)
+
+
+def _sensitivity(params: Mapping[str, float], gap: Gap) -> list[tuple[str, float, float]]:
+    """How far `gap` (on-prem's total less renting on demand's, under some figures) moves
+    with each figure 20 % lower and higher, the widest first."""
+    base = gap(params)
     rows = []
     for name in SENSITIVITY_NAMES:
         value = params[name]
         if value == 0:
             continue
-        low = _gap({**params, name: value * (1 - SENSITIVITY_STEP)}, answers) - base
-        high = _gap({**params, name: value * (1 + SENSITIVITY_STEP)}, answers) - base
+        low = gap({**params, name: _moved(name, value, -SENSITIVITY_STEP)}) - base
+        high = gap({**params, name: _moved(name, value, SENSITIVITY_STEP)}) - base
         rows.append((name, low, high))
     rows.sort(key=lambda row: max(abs(row[1]), abs(row[2])), reverse=True)
     return rows
 
 
-# The options' totals (no discounting) at a utilization, as another reckoning prices them.
-TotalsAt = Callable[[float], Mapping[str, float]]
+PER_HOUR_OPTIONS = ("onprem", "cloud_on_demand", "cloud_reserved")
 
 
-def _per_hour(
-    params: Mapping[str, float], answers: CostAnswers, totals_at: TotalsAt | None = None
-) -> dict[str, list[float | None]]:
-    """Total cost over the horizon per useful GPU-hour, utilization 0..100 % in steps of 5;
-    `totals_at`: the totals at a utilization (the plan's, stages.totals_at), else today's."""
-    curves: dict[str, list[float | None]] = {
-        "onprem": [],
-        "cloud_on_demand": [],
-        "cloud_reserved": [],
-    }
+def _per_hour(params: Mapping[str, float], answers: CostAnswers) -> dict[str, list[float | None]]:
+    """Total cost over the horizon per useful GPU-hour, utilization 0..100 % in steps of 5,
+    as the closed forms price today's demand (only when nothing owned arrives in time: else
+    _plans_per_hour)."""
+    curves: dict[str, list[float | None]] = {key: [] for key in PER_HOUR_OPTIONS}
     hours = [
         answers.gpus * HOURS_PER_MONTH * pct / 100 * answers.horizon_months
         for pct in UTILIZATION_GRID_PCT
     ]
-    if totals_at is not None:  # the plan's totals are not linear in it: priced at each
-        for pct, useful_hours in zip(UTILIZATION_GRID_PCT, hours, strict=True):
-            totals = totals_at(pct / 100)
-            for key, values in curves.items():
-                values.append(float(totals[key]) / useful_hours if useful_hours else None)
-        return curves
     # Each total is linear in the utilization between the turns (steady demand: power,
     # bridge and rented hours scale with it, the rest does not), so the turns give the lines,
     # as for the break-even; tests/test_costs.py checks it against pricing every point.
@@ -819,16 +833,22 @@ def cost_verdict(costs: Mapping[str, Any]) -> str | None:
     return f"{cheapest}_clear" if gap >= CLEAR_GAP_PCT - 1e-9 else f"{cheapest}_slight"
 
 
+# The cloud mode the rule of thumb compares (the cheapest), and the gap between owning and
+# it under some figures.
+GapTo = Callable[[str], Gap]
+
+
 def _against_rule_of_thumb(
     params: Mapping[str, float],
     answers: CostAnswers,
     cheapest: str | None,
-    plans: Mapping[str, _Plan],
     totals: Mapping[str, float],
+    gap_to: GapTo,
 ) -> dict[str, Any] | None:
     """When the costs run against the source's 30 % / 70 % rule: which figure makes it so.
 
-    That figure is the one whose ±20 % moves the gap between the two most.
+    That figure is the one whose ±20 % moves the gap between the two most: on-prem's total
+    less the cheapest cloud mode's (`gap_to(mode)`: that gap under some figures).
     """
     u = answers.demand.utilization
     expected = "onprem" if u >= SELF_BUILD_FROM else "cloud" if u <= CLOUD_UP_TO else None
@@ -836,17 +856,14 @@ def _against_rule_of_thumb(
     if expected is None or cheapest != opposite[expected]:
         return None
     cloud = min(CLOUD_OPTIONS, key=totals.__getitem__)
-    owned, rented = plans["onprem"], plans[cloud]
-
-    def gap(values: Mapping[str, float]) -> float:
-        return lines_total(_plan_lines(values, answers, owned)) - lines_total(
-            _plan_lines(values, answers, rented)
-        )
-
+    gap = gap_to(cloud)
     base = gap(params)
     candidates = {*SENSITIVITY_NAMES, *(n for n, spec in FIGURES.items() if spec.kind == "money")}
     moves = {
-        name: max(abs(gap({**params, name: params[name] * (1 + d)}) - base) for d in (-0.2, 0.2))
+        name: max(
+            abs(gap({**params, name: _moved(name, params[name], d)}) - base)
+            for d in (-SENSITIVITY_STEP, SENSITIVITY_STEP)
+        )
         for name in sorted(candidates)
         if params[name]
     }
@@ -857,6 +874,20 @@ def _against_rule_of_thumb(
         "cloud_mode": cloud,
         "figure": max(moves, key=moves.__getitem__) if moves else None,
     }
+
+
+def _closed_gap_to(answers: CostAnswers, plans: Mapping[str, _Plan]) -> GapTo:
+    """The closed forms' gap between owning and a cloud mode (nothing owned in time)."""
+
+    def gap_to(mode: str) -> Gap:
+        def gap(values: Mapping[str, float]) -> float:
+            return lines_total(_plan_lines(values, answers, plans["onprem"])) - lines_total(
+                _plan_lines(values, answers, plans[mode])
+            )
+
+        return gap
+
+    return gap_to
 
 
 # --- the public entry point ----------------------------------------------
@@ -890,20 +921,20 @@ def costs_compute(
             option: [money(v) for v in values] for option, values in yearly(monthly).items()
         },
         "breakdown": _breakdown(frame, money),
-        **_break_even(params, answers, monthly.cumsum()),
+        **_break_even(monthly.cumsum(), _break_even_utilization(params, answers)),
         **_demand_facts(params, answers, hybrid),
         "hybrid_curve": {
             "owned_gpus": [plan.owned for plan, _ in curve],
             "total": [money(t) for _, t in curve],
         },
         **ranking,
-        "sensitivity": _sensitivity_facts(params, answers, money),
+        "sensitivity": _sensitivity_facts(params, lambda values: _gap(values, answers), money),
         "against_rule_of_thumb": _against_rule_of_thumb(
             params,
             answers,
             ranking["cheapest"],
-            _plans(params, answers, hybrid),
             _plain_totals(monthly),
+            _closed_gap_to(answers, _plans(params, answers, hybrid)),
         ),
         "migration": _migration_facts(params, answers, money),
         "assumptions": figures_as_dict(
@@ -914,7 +945,7 @@ def costs_compute(
         "financing": None
         if answers.capex_available
         else {"rate": params["finance_rate"], "term_months": int(params["finance_term_months"])},
-        **_per_hour_facts(params, answers, money),
+        **_per_hour_facts(params, answers, money, _per_hour(params, answers)),
         **_fleet_facts(params, answers, money),
     }
     costs["cheapest_cloud_mode"] = min(CLOUD_OPTIONS, key=costs["totals"].__getitem__)
@@ -990,12 +1021,12 @@ def _ranking(
 
 
 def _sensitivity_facts(
-    params: Mapping[str, float], answers: CostAnswers, money: Callable[[float], float | None]
+    params: Mapping[str, float], gap: Gap, money: Callable[[float], float | None]
 ) -> list[dict[str, Any]]:
     """How much the gap moves with each figure 20 % lower and higher, the widest first."""
     return [
         {"name": name, "low": money(low), "high": money(high)}
-        for name, low, high in _sensitivity(params, answers)
+        for name, low, high in _sensitivity(params, gap)
     ]
 
 
@@ -1003,10 +1034,10 @@ def _per_hour_facts(
     params: Mapping[str, float],
     answers: CostAnswers,
     money: Callable[[float | None], float | None],
-    totals_at: TotalsAt | None = None,
+    curves: Mapping[str, list[float | None]],
 ) -> dict[str, Any]:
-    """The cost per useful GPU-hour at each utilization of the grid. Per useful
-    H100-equivalent hour: a slower card is not flattered."""
+    """The cost per useful GPU-hour at each utilization of the grid (`curves`, per GPU-hour
+    of this model). Per useful H100-equivalent hour: a slower card is not flattered."""
     equivalent = h100_equivalent(params, answers.workload)
     return {
         "h100_equivalent": round(equivalent, 4),
@@ -1014,7 +1045,7 @@ def _per_hour_facts(
             "utilization_pct": list(UTILIZATION_GRID_PCT),
             **{
                 key: [money(None if value is None else value / equivalent) for value in values]
-                for key, values in _per_hour(params, answers, totals_at).items()
+                for key, values in curves.items()
             },
         },
     }
@@ -1084,8 +1115,10 @@ class OptionPlans:
     # them), and the totals at another utilization: the hybrid curve and the cost per useful
     # GPU-hour by utilization while demand is held.
     curve: tuple[tuple[int, float, float], ...] = ()
-    totals_at: TotalsAt | None = None
+    repricing: Repricing | None = None  # the fixed plans priced again (engine/repricing.py)
     decisions: tuple[int, ...] = ()  # the months a plan may change what it owns
+    # The GPUs the cloud committed and the hybrid commit to in their first month renting.
+    committed: Mapping[str, int] = field(default_factory=dict)
 
     def compared(self, answers: CostAnswers, *, grows: bool) -> tuple[list[str], str | None]:
         """The outcomes compared, and the pure option the hybrid reduces to (None: a real
@@ -1130,7 +1163,7 @@ def costs_over_future(
             option: [money(v) for v in values] for option, values in yearly(monthly).items()
         },
         "breakdown": _lines_kept(_breakdown(frame, money), costs["breakdown"]),
-        "break_even_month": _break_even(params, answers, monthly.cumsum())["break_even_month"],
+        "break_even_month": _break_even(monthly.cumsum(), None)["break_even_month"],
         "options_compared": compared,
         "hybrid_reduces_to": reduces_to,
         "hybrid_owned_gpus": max(planned.hybrid, default=0),
@@ -1149,11 +1182,113 @@ def costs_over_future(
         "demand_grows": grows,
         "useful_gpu_hours": useful_hours,
     }
-    if planned.totals_at is not None and not grows:
-        shown |= _per_hour_facts(params, answers, money, planned.totals_at)
+    if planned.repricing is not None:
+        shown |= _plans_reread(params, answers, planned.repricing, money, shown)
+    return _ranked_on(shown, planned, figures, answers)
+
+
+def _ranked_on(
+    shown: dict[str, Any],
+    planned: OptionPlans,
+    figures: Mapping[str, Figure],
+    answers: CostAnswers,
+) -> dict[str, Any]:
+    """The facts read off the section's plans once they are priced: the GPUs committed,
+    the cheapest cloud mode, the verdict, the estimated prices it stands on."""
+    if planned.committed:
+        shown["cloud_committed_gpus"] = planned.committed["cloud_committed"]
+        shown["hybrid_committed_gpus"] = planned.committed["hybrid"]
     shown["cheapest_cloud_mode"] = min(CLOUD_OPTIONS, key=shown["totals"].__getitem__)
     shown["verdict"] = cost_verdict(shown)
+    shown["estimated_prices"] = _estimated_prices(figures, answers, shown)
     return shown
+
+
+def _plans_reread(
+    params: Mapping[str, float],
+    answers: CostAnswers,
+    repricing: Repricing,
+    money: Callable[[float | None], float | None],
+    shown: Mapping[str, Any],
+) -> dict[str, Any]:
+    """What the cost section reads of its fixed plans priced again (engine/repricing.py):
+    the cost per useful GPU-hour by utilization (each total over the GPU-hours of work of
+    the same months, demand held or growing), the utilization at which on-prem and renting
+    on demand cost the same, how far their gap moves with each figure, and the rule of
+    thumb's check."""
+    grid = [
+        (pct / 100, repricing.totals(pct / 100), repricing.useful_hours(pct / 100))
+        for pct in UTILIZATION_GRID_PCT
+    ]
+    curves: dict[str, list[float | None]] = {
+        key: [totals[key] / hours if hours else None for _u, totals, hours in grid]
+        for key in PER_HOUR_OPTIONS
+    }
+
+    def gap_to(mode: str) -> Gap:
+        def gap(values: Mapping[str, float]) -> float:
+            changed = {name: v for name, v in values.items() if params.get(name) != v}
+            totals = repricing.totals(changed=changed, options=("onprem", mode))
+            return totals["onprem"] - totals[mode]
+
+        return gap
+
+    utilization = _plans_break_even(repricing, [(u, totals) for u, totals, _h in grid])
+    cloud_totals = {mode: float(shown["totals"][mode]) for mode in CLOUD_OPTIONS}
+    return {
+        **_per_hour_facts(params, answers, money, curves),
+        "break_even_utilization_pct": None if utilization is None else round(utilization * 100, 2),
+        "sensitivity": _sensitivity_facts(params, gap_to("cloud_on_demand"), money),
+        "against_rule_of_thumb": _against_rule_of_thumb(
+            params, answers, shown["cheapest"], cloud_totals, gap_to
+        ),
+    }
+
+
+def _plans_break_even(
+    repricing: Repricing, grid: list[tuple[float, Mapping[str, float]]]
+) -> float | None:
+    """The lowest utilization at which on-prem's plan costs no more than renting on demand
+    throughout, found between the grid's points where the gap changes sign; None when it
+    never does."""
+    pair = ("onprem", "cloud_on_demand")
+
+    def gap(utilization: float) -> float:
+        totals = repricing.totals(utilization, options=pair)
+        return totals["onprem"] - totals["cloud_on_demand"]
+
+    points = [(u, totals["onprem"] - totals["cloud_on_demand"]) for u, totals in grid]
+    for (u0, g0), (u1, g1) in itertools.pairwise(points):
+        if g0 == 0:
+            return u0
+        if (g0 > 0) != (g1 > 0) or g1 == 0:
+            return _crossing(gap, (u0, g0), (u1, g1))
+    return None
+
+
+def _crossing(
+    gap: Callable[[float], float], low: tuple[float, float], high: tuple[float, float]
+) -> float:
+    """Where `gap` crosses zero between two points either side (the Illinois method: the
+    plans' totals are nearly straight between the grid's points, so a step or two)."""
+    (u0, g0), (u1, g1) = low, high
+    close = 1e-7 * (abs(g0) + abs(g1))
+    side = 0
+    u = u0
+    for _step in range(12):
+        u = u0 - g0 * (u1 - u0) / (g1 - g0)
+        g = gap(u)
+        if abs(g) <= close or u1 - u0 < 1e-7:
+            break
+        if (g > 0) == (g0 > 0):
+            u0, g0 = u, g
+            g1 = g1 / 2 if side == -1 else g1
+            side = -1
+        else:
+            u1, g1 = u, g
+            g0 = g0 / 2 if side == 1 else g0
+            side = 1
+    return min(max(u, 0.0), 1.0)
 
 
 def _lines_kept(
@@ -1299,14 +1434,12 @@ def _breakdown(
     return breakdown
 
 
-def _break_even(
-    params: Mapping[str, float], answers: CostAnswers, cumulative_usd: pd.DataFrame
-) -> dict[str, Any]:
-    """The month owning catches up with renting on demand, and the utilization they tie at."""
+def _break_even(cumulative_usd: pd.DataFrame, utilization: float | None) -> dict[str, Any]:
+    """The month owning catches up with renting on demand, and the utilization they tie at
+    (`utilization`: found by whoever priced the options)."""
     onprem = cumulative_usd["onprem"].to_numpy()
     cloud = cumulative_usd["cloud_on_demand"].to_numpy()
     reached = np.flatnonzero(onprem <= cloud + 1e-6)
-    utilization = _break_even_utilization(params, answers)
     return {
         "break_even_month": int(reached[0]) if reached.size else None,
         "break_even_utilization_pct": (

@@ -106,12 +106,6 @@ def _running_lines(world: World, gpus: np.ndarray, months: np.ndarray) -> dict[s
     base, peak = world.base[months], world.peak[months]
     nodes = np.ceil(gpus / world.per_node)
     owned = gpus > 0
-    busy = (1 - q) * np.minimum(base, gpus) + q * np.minimum(peak, gpus)
-    load = np.where(owned, p["idle_share"] + (1 - p["idle_share"]) * busy / np.maximum(gpus, 1), 0)
-    power = nodes * p["node_kw"] * load * p["pue"] * HOURS_PER_MONTH * p["kwh_price"]
-    colo = nodes * (0.0 if answers.has_datacenter else p["node_kw"] * p["colo_kw_month"])
-    storage = answers.dataset_tb * p["storage_capex_per_tb"]
-    hardware = nodes * (p["server_price"] + p["network_per_node"]) + np.where(owned, storage, 0)
     # Above the owned GPUs: the work that may leave is rented; the rest waits.
     # A committed block runs all the time, on the cost model's term, and the bursts above it
     # on demand. The block is the rented base, or the rented peak when the bursts run so
@@ -127,10 +121,7 @@ def _running_lines(world: World, gpus: np.ndarray, months: np.ndarray) -> dict[s
     joined = np.clip(months - p["hiring_months"], 0, 1)
     pay = p["fte_cost"] / 12 * joined
     lines = {
-        "power": power,
-        "colocation": colo,
-        "maintenance": p["maintenance_rate"] * hardware / 12,
-        "licences": gpus * p["licence_gpu_year"] / 12,
+        **_owned_running(world, gpus, months),
         "gpu_committed": block * HOURS_PER_MONTH,
         "gpu": overflow * HOURS_PER_MONTH,
         "cloud_storage": np.where(renting, answers.dataset_tb * p["cloud_storage_tb_month"], 0),
@@ -142,6 +133,32 @@ def _running_lines(world: World, gpus: np.ndarray, months: np.ndarray) -> dict[s
         team = _per_pair(world.team, nodes, rented_nodes, width=1)[..., 0]
         lines["team"] = team * p["fte_cost"] / 12
     return lines
+
+
+def _owned_running(world: World, gpus: np.ndarray, months: np.ndarray) -> dict[str, np.ndarray]:
+    """What the owned GPUs cost to run each month: power (load-weighted between idle and
+    full draw), colocation, maintenance, licences. A plan that owns nothing reads none of
+    these figures (engine/repricing.py: what a plan reads, it is priced again for)."""
+    p, answers = world.params, world.answers
+    if not np.any(gpus > 0):
+        zero = np.zeros(np.shape(gpus))
+        return {"power": zero, "colocation": zero, "maintenance": zero, "licences": zero}
+    q = answers.demand.peak_share
+    base, peak = world.base[months], world.peak[months]
+    nodes = np.ceil(gpus / world.per_node)
+    owned = gpus > 0
+    busy = (1 - q) * np.minimum(base, gpus) + q * np.minimum(peak, gpus)
+    load = np.where(owned, p["idle_share"] + (1 - p["idle_share"]) * busy / np.maximum(gpus, 1), 0)
+    power = nodes * p["node_kw"] * load * p["pue"] * HOURS_PER_MONTH * p["kwh_price"]
+    colo = nodes * (0.0 if answers.has_datacenter else p["node_kw"] * p["colo_kw_month"])
+    storage = answers.dataset_tb * p["storage_capex_per_tb"]
+    hardware = nodes * (p["server_price"] + p["network_per_node"]) + np.where(owned, storage, 0)
+    return {
+        "power": power,
+        "colocation": colo,
+        "maintenance": p["maintenance_rate"] * hardware / 12,
+        "licences": gpus * p["licence_gpu_year"] / 12,
+    }
 
 
 def _per_pair(

@@ -28,7 +28,7 @@ import numpy as np
 
 from decider.engine import odds
 from decider.engine import search as searches
-from decider.engine.costs import CostAnswers, OptionPlans
+from decider.engine.costs import HOURS_PER_MONTH, CostAnswers, OptionPlans
 from decider.engine.drawn import GROWTH_POINTS, PlanSet, Spec, forget_priced
 from decider.engine.figures import Figure, figures_values
 from decider.engine.future import MAX_YEARS, Future, future_of, years_given
@@ -47,11 +47,11 @@ from decider.engine.months import (
 )
 from decider.engine.nextgen import SWITCH_WAITS, which_generation
 from decider.engine.plan_odds import plan_odds
+from decider.engine.repricing import Repricing
 from decider.engine.search import (
     DECISION_EVERY,
     MAX_LEVELS,
     Path,
-    decision_months,
     search,
     segment_months,
 )
@@ -130,9 +130,22 @@ def future_lines(
         levels,
         owns,
         curve=tuple((level, *priced) for level, priced in sorted(points.items())),
-        totals_at=totals_at(answers, figures, future),
+        repricing=Repricing(answers, figures_values(figures), future),
         decisions=tuple(decisions),
+        committed={
+            "cloud_committed": _committed_from(lines["cloud_committed"], world, 0),
+            "hybrid": _committed_from(lines["hybrid"], world, _arrival(world, decisions, levels)),
+        },
     )
+
+
+def _committed_from(lines: Mapping[str, np.ndarray], world: World, month: int) -> int:
+    """The GPUs a plan commits to in the month after `month` (its first month renting
+    beside what it owns, when it owns): its committed rent over the committed rate."""
+    month = min(month + 1, world.months)
+    rate = float(world.committed[month]) * HOURS_PER_MONTH
+    rent = float(lines.get("gpu_committed", np.zeros(world.months + 1))[month])
+    return round(rent / rate) if rate > 0 else 0
 
 
 def drawn_options(planned: OptionPlans) -> PlanSet:
@@ -159,42 +172,6 @@ def _total(lines: Mapping[str, np.ndarray]) -> float:
 def _priced(lines: Mapping[str, np.ndarray], world: World) -> tuple[float, float]:
     """A path's money over the horizon and its present value (what the search weighs)."""
     return _total(lines), float(sum(lines.values()) @ world.discount)
-
-
-def totals_at(
-    answers: CostAnswers, figures: Mapping[str, Figure], future: Future
-) -> Callable[[float], dict[str, float]]:
-    """The totals (no discounting) of on-prem and renting on demand or reserved at another
-    utilization, priced as option_lines prices them: the cost per useful GPU-hour by
-    utilization reads the same plans as the rest of the cost section, and passes through
-    the answers' own point. The answers' demand shape is kept (levels given outright are
-    a demand of their own: steady at the other utilization)."""
-    params = figures_values(figures)
-
-    def at(utilization: float) -> dict[str, float]:
-        other = (
-            replace(answers, utilization=utilization)
-            if answers.base_gpus is None
-            else answers.at_utilization(utilization)
-        )
-        world = world_of(params, other, future)
-        decisions = decision_months(world)
-        if not decisions:
-            return {key: math.nan for key in ("onprem", "cloud_on_demand", "cloud_reserved")}
-        peak = world.nodes(float(world.peak[1:].max())) * world.per_node
-        nothing = tuple(0 for _ in decisions)
-        anywhere = replace(world, home_share=0.0, _hires={}, _team={})
-        return {
-            "onprem": _total(path_lines(world, decisions, tuple(peak for _ in decisions))),
-            "cloud_on_demand": _total(
-                path_lines(replace(anywhere, blocks="none"), decisions, nothing)
-            ),
-            "cloud_reserved": _total(
-                path_lines(replace(anywhere, blocks="peak"), decisions, nothing)
-            ),
-        }
-
-    return at
 
 
 def option_lines(
