@@ -908,6 +908,9 @@ def risks(
             % {"margin": f"{result.margin:g}"}
         )
     found += [w.get(language) for w in result.warnings.get(recommendation or "", [])]
+    reality = utilization_sentence(costs.get("utilization_check"), language)
+    if reality:
+        found.append(reality)
     utilization = costs["demand"]["utilization_pct"]
     tie = costs.get("break_even_utilization_pct")
     renting_compared = "cloud" in costs["options_compared"]
@@ -938,6 +941,28 @@ def risks(
         or (recommendation in ("cloud", "hybrid") and kind == "estimate")
     ]
     return found[:4]
+
+
+def utilization_sentence(check: Mapping[str, Any] | None, language: str) -> str | None:
+    """What published fleets say of the utilization expected (engine/reality.py), when it
+    is rare: above what they reach, or so low that renting is the usual answer."""
+    if not check:
+        return None
+    traces = {trace["key"]: trace["what"] for trace in check["traces"]}
+    if check["kind"] == "busy":
+        seen = "; ".join(Text.from_dict(traces[key]).get(language) for key in ("acme", "philly"))
+        return _(
+            "You expect %(pct)s %% average utilization, more than published fleets reach "
+            "(%(seen)s). The odds draw it as low as %(low)s %%."
+        ) % {
+            "pct": f"{check['utilization_pct']:g}",
+            "seen": seen,
+            "low": f"{check['odds_low_pct']:.0f}",
+        }
+    return _(
+        "You expect %(pct)s %% average utilization: below %(line)s %% renting is the usual "
+        "answer, as owned GPUs cost much the same idle or busy."
+    ) % {"pct": f"{check['utilization_pct']:g}", "line": f"{check['threshold_pct']:g}"}
 
 
 def next_steps(

@@ -48,6 +48,7 @@ from decider.engine.figures import (
 )
 from decider.engine.markets import CURRENCIES, currency_rate
 from decider.engine.outcomes import COST_OPTIONS
+from decider.engine.reality import utilization_check
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -1405,6 +1406,10 @@ def _demand_facts(
         "hybrid_committed_gpus": hybrid.committed,
         "hybrid_reduces_to": _hybrid_mix(answers, hybrid),
         "cloud_committed_gpus": _best_commitment(params, answers, 0),
+        # How rare the utilization expected is among published fleets (None: not rare).
+        "utilization_check": None
+        if (check := utilization_check(demand.utilization)) is None
+        else check.to_json(),
         "onprem_hires_fte": round(owned_hires, 2),
         # GPUs owned already that hold the whole peak run now: nothing to wait for.
         "onprem_start_month": 0.0 if answers.fleet_gpus >= answers.gpus else round(starts, 2),

@@ -651,6 +651,14 @@ def _plans_at(
     return None if planned is None else (used, planned)
 
 
+def odds_ranges(answers: Mapping[str, Any]) -> dict[str, tuple[float, float]]:
+    """The ranges the odds draw from: the answers' own, the utilization's reaching down to
+    what fleets reach when the answers expect more (engine/reality.py)."""
+    effective = {**answers, **questionnaire.derived_answers(answers)}
+    utilization = questionnaire.demand_of(effective).utilization
+    return odds.ranges_of(answers.get("uncertainty"), utilization=utilization)
+
+
 def answers_odds(
     *,
     answers: Mapping[str, Any],
@@ -675,7 +683,7 @@ def answers_odds(
         answers=cost_in,
         figures=figures,
         currency=currency,
-        ranges=odds.ranges_of(answers.get("uncertainty")),
+        ranges=odds_ranges(answers),
         seed=seed,
         fixed=fixed,
         plans=plans,
@@ -706,7 +714,7 @@ def answers_plan(
         currency=currency,
         gpu_model=answers.get("gpu_model") or gpus.DEFAULT,
         market=markets.market_of(answers).key,
-        ranges=odds.ranges_of(answers.get("uncertainty")),
+        ranges=odds_ranges(answers),
         seed=seed,
         outcome=outcome,
         fixed=fixed,

@@ -57,6 +57,7 @@ from decider.engine.i18n import gettext
 from decider.engine.markets import currency_rate
 from decider.engine.outcomes import COST_OPTIONS, ODDS_LIKELY, ODDS_SURE
 from decider.engine.ranges import SPREADS
+from decider.engine.reality import drawn_low
 
 DRAWS = 10_000
 RANGE_LIMITS = (0.1, 5.0)  # the multipliers a range may use
@@ -116,17 +117,25 @@ def ranges_given(raw: Any) -> tuple[dict[str, dict[str, float]], tuple[str, str]
     return ranges, None
 
 
-def ranges_of(given: Mapping[str, Mapping[str, float]] | None) -> dict[str, tuple[float, float]]:
+def ranges_of(
+    given: Mapping[str, Mapping[str, float]] | None, *, utilization: float | None = None
+) -> dict[str, tuple[float, float]]:
     """The ranges to draw from: the defaults, with those the answers give (checked by
-    ranges_given) in their place."""
+    ranges_given) in their place. `utilization`: the answers' expected average; above what
+    fleets reach, its range reaches down to the busiest published trace (engine/reality.py)
+    unless the answers give its low end."""
     given = given or {}
-    return {
+    found = {
         name: (
             float(given.get(name, {}).get("low", spread.low)),
             float(given.get(name, {}).get("high", spread.high)),
         )
         for name, spread in SPREADS.items()
     }
+    if utilization is not None and "low" not in given.get("utilization", {}):
+        low, high = found["utilization"]
+        found["utilization"] = (drawn_low(utilization, low), high)
+    return found
 
 
 DISTRIBUTION = "split triangular: median and mode 1"

@@ -268,8 +268,11 @@ QUESTIONS: dict[str, Question] = {
             gettext_noop("Expected average GPU utilization (%)"),
             gettext_noop(
                 "“If average GPU utilization can stay above 70 %, self-build lowers the cost per "
-                "GPU-hour; below 30 %, the cloud actually costs less.” Leave it empty when you "
-                "give the steady base and the time at the peak below: it follows from them."
+                "GPU-hour; below 30 %, the cloud actually costs less.” Utilization is GPU-hours "
+                "busy with work over GPU-hours you have, averaged over the horizon "
+                "(nvidia-smi’s “util” counts a GPU busy when any kernel runs, and overstates "
+                "it). Leave it empty when you give the steady base and the time at the peak "
+                "below: it follows from them."
             ),
             min=0,
             max=100,
