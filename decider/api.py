@@ -502,6 +502,24 @@ def _error_schema() -> dict[str, Any]:
     }
 
 
+COSTS_DESCRIPTION = (
+    "The cost model (totals, present_value, breakdown, "
+    "cumulative, ...): each option a plan priced month by month over the answers' "
+    "future, as `plan` prices it, today's demand held or growing (`demand_grows`; "
+    "as it grows there is no `hybrid_curve`); the cost per useful hour by "
+    "utilization, `break_even_utilization_pct` and `sensitivity` price the same "
+    "plans again; `estimated_prices`: the estimated price figures the cheapest "
+    "cloud rests on; `utilization_check` {kind busy|idle, utilization_pct, "
+    "threshold_pct, odds_low_pct, traces} when the utilization expected is "
+    "rare among published fleets (null otherwise). The verdict: `verdict`, `verdict_gap_pct` and "
+    "`verdict_probability` (the share of the odds' draws in which the cheapest is "
+    "cheapest); `verdict_basis` is `costs`, or `plan` when demand grows and the "
+    "verdict weighs each outcome's plan over that future "
+    "(`verdict_present_value`); `financing` {rate, term_months} when no capital "
+    "is available up front."
+)
+
+
 def _result_schema() -> dict[str, Any]:
     return {
         "type": "object",
@@ -516,20 +534,7 @@ def _result_schema() -> dict[str, Any]:
             "ruleset_version": {"type": "integer"},
             "costs": {
                 "type": "object",
-                "description": "The cost model (totals, present_value, breakdown, "
-                "cumulative, ...): each option a plan priced month by month over the answers' "
-                "future, as `plan` prices it, today's demand held or growing (`demand_grows`; "
-                "as it grows there is no `hybrid_curve`); the cost per useful hour by "
-                "utilization, `break_even_utilization_pct` and `sensitivity` price the same "
-                "plans again; `estimated_prices`: the estimated price figures the cheapest "
-                "cloud rests on; `utilization_check` {kind busy|idle, utilization_pct, "
-                "threshold_pct, odds_low_pct, traces} when the utilization expected is "
-                "rare among published fleets (null otherwise). The verdict: `verdict`, `verdict_gap_pct` and "
-                "`verdict_probability` (the share of the odds' draws in which the cheapest is "
-                "cheapest); `verdict_basis` is `costs`, or `plan` when demand grows and the "
-                "verdict weighs each outcome's plan over that future "
-                "(`verdict_present_value`); `financing` {rate, term_months} when no capital "
-                "is available up front.",
+                "description": COSTS_DESCRIPTION,
             },
             "odds": {
                 "type": "object",

@@ -5,6 +5,7 @@ Presentation only: the numbers come from the saved snapshot and the cost model.
 
 from __future__ import annotations
 
+import datetime
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -24,7 +25,7 @@ from decider.checklist import checklist_for
 from decider.decision import firmness_shown, first_owned, next_steps, plan_line
 from decider.engine import questionnaire, scoring
 from decider.engine.decided import Decision
-from decider.engine.figures import FIGURES, is_estimate
+from decider.engine.figures import FIGURES, is_estimate, is_unofficial
 from decider.engine.markets import currency_rate, symbol_of
 from decider.engine.outcomes import (
     COST_OPTIONS,
@@ -328,13 +329,14 @@ def cost_notes(costs: Mapping[str, Any]) -> list[str]:
 
 def cost_note_items(costs: Mapping[str, Any]) -> list[tuple[str, str]]:
     """The cost notes, each with what it is about: "rule_of_thumb", "growth", "provider",
-    "estimate",
+    "estimate", "unofficial",
     "fleet", "financing", "delay" and "hires" (the three about owning), "present_value"."""
     found = [
         _rule_of_thumb_note(costs),
         _growth_note(costs),
         _provider_note(costs),
         _estimate_note(costs),
+        _unofficial_note(costs),
         _fleet_note(costs),
         _fleet_not_priced_note(costs),
         _financing_note(costs),
@@ -442,6 +444,26 @@ def _estimate_note(costs: Mapping[str, Any]) -> tuple[str, str] | None:
             "mode": cost_option_label(costs["cheapest_cloud_mode"]),
             "figures": _(", ").join(f"“{FIGURES[name].label.get(language)}”" for name in estimated),
         },
+    )
+
+
+def _unofficial_note(costs: Mapping[str, Any]) -> tuple[str, str] | None:
+    """When a price the result stands on came through an unofficial channel or a broker."""
+    language = get_language() or "en"
+    named = [
+        f"“{FIGURES[name].label.get(language)}”"
+        for name, data in costs["assumptions"].items()
+        if name in FIGURES and is_unofficial(data["source"])
+    ]
+    if not named:
+        return None
+    return (
+        "unofficial",
+        _(
+            "%(figures)s: a quote from an unofficial channel or a broker, not a seller's "
+            "price (see “Cost figures used”); ask for an official quote before relying on it."
+        )
+        % {"figures": _(", ").join(named)},
     )
 
 
@@ -605,6 +627,8 @@ def _figure_rows(costs: Mapping[str, Any], *, overrides: Mapping[str, float]) ->
             "label": FIGURES[name].label.get(language),
             "overridden": name in overrides,
             "estimated": is_estimate(data["source"]),
+            "unofficial": is_unofficial(data["source"]),
+            "stale": _stale(data["as_of"]),
             **data,
             "source": (data.get("source_zh") if chinese else None) or data["source"],
             "unit": FIGURES[name].unit_in(prices_in).get(language),
@@ -615,6 +639,19 @@ def _figure_rows(costs: Mapping[str, Any], *, overrides: Mapping[str, float]) ->
         for name, data in costs["assumptions"].items()
     ]
     return sorted(rows, key=lambda row: row["label"].casefold())
+
+
+# A figure dated longer ago than this is tagged: prices move within a year (issue 51).
+STALE_AFTER_DAYS = 365
+
+
+def _stale(as_of: str) -> bool:
+    """Whether a figure's date is more than a year before today."""
+    try:
+        dated = datetime.date.fromisoformat(as_of[:10])
+    except ValueError:
+        return False
+    return (timezone.localdate() - dated).days > STALE_AFTER_DAYS
 
 
 def _converted(amount: float, currency: str) -> str:

@@ -935,7 +935,7 @@ def risks(
     found += [
         text
         for kind, text in notes
-        if kind == "rule_of_thumb"
+        if kind in ("rule_of_thumb", "unofficial")
         or (recommendation == "onprem" and kind in ("delay", "hires"))
         # A cloud price no provider publishes, under a recommendation that rents.
         or (recommendation in ("cloud", "hybrid") and kind == "estimate")

@@ -11,6 +11,7 @@ number means is code.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -147,8 +148,8 @@ FIGURES: dict[str, FigureSpec] = {
         ),
         _spec(
             "network_per_node",
-            "Network (InfiniBand) per node",
-            "每节点网络（InfiniBand）费用",
+            "Network (InfiniBand or RoCE) per node",
+            "每节点网络（InfiniBand 或 RoCE）费用",
             "USD per node",
             "美元/节点",
             kind="money",
@@ -602,6 +603,18 @@ def figures_values(figures: Mapping[str, Figure]) -> dict[str, float]:
 def is_estimate(source: str) -> bool:
     """A source that says its figure is an estimate, not a published one."""
     return source.lstrip().lower().startswith(("estimate", "估计", "估算"))
+
+
+# What a source says when its price came through a grey market or a broker, not a seller's
+# list or a published index (issue 51: flagged on the result). "Brokerage" (a fee) is not.
+UNOFFICIAL = re.compile(
+    r"unofficial channel|gr[ae]y market|\bbroker\b|非官方渠道|灰色渠道|中介", re.I
+)
+
+
+def is_unofficial(source: str) -> bool:
+    """A source that says its price came through an unofficial channel or a broker."""
+    return UNOFFICIAL.search(source) is not None
 
 
 def figures_as_dict(

@@ -12,7 +12,7 @@ from decider.engine.text import Text
 # Every cost line an option can have, in the order a breakdown shows them.
 LINE_LABELS: dict[str, str] = {
     "servers": gettext_noop("Servers"),
-    "network": gettext_noop("Network (InfiniBand)"),
+    "network": gettext_noop("Network (InfiniBand or RoCE)"),
     "storage": gettext_noop("Storage hardware"),
     "spares": gettext_noop("Spare parts"),
     "setup": gettext_noop("Set-up"),
