@@ -713,13 +713,13 @@ def chart_per_hour(costs: dict, *, recommended: str | None = None) -> Chart:
         narrow[f"annotations[{len(annotations)}].text"] = f"{pct:.0f} %"
         annotations.append(annotation)
     summary = _per_hour_summary(pct, per_hour)
-    title = _("Cost per useful GPU-hour by utilization")
+    title, y_title = _per_hour_titles(costs)
     values = [v for key in keys for v in per_hour[key][1:] if v]
     figure = _figure(
         traces,
         title=title,
         x_title=_("Average GPU utilization (%)"),
-        y_title=_("%(currency)s per useful GPU-hour (log scale)") % {"currency": currency},
+        y_title=y_title % {"currency": currency},
         xaxis={"range": [0, 100], "tickmode": "array", "tickvals": [0, 30, 50, 70, 100]},
         yaxis=money_ticks(min(values), max(values), currency),
         shapes=shapes,
@@ -752,6 +752,19 @@ def _source_bands() -> tuple[list[dict], list[dict]]:
         {**label, "x": 100, "xanchor": "right", "text": _("source: self-build cheaper")},
     ]
     return shapes, annotations
+
+
+def _per_hour_titles(costs: dict[str, Any]) -> tuple[str, str]:
+    """The chart's title and value axis: per H100-equivalent hour says so (issue 51)."""
+    if costs.get("h100_equivalent", 1) != 1:
+        return (
+            _("Cost per useful H100-equivalent hour by utilization"),
+            _("%(currency)s per useful H100-equivalent hour (log scale)"),
+        )
+    return (
+        _("Cost per useful GPU-hour by utilization"),
+        _("%(currency)s per useful GPU-hour (log scale)"),
+    )
 
 
 def _per_hour_summary(pct: float | None, per_hour: dict) -> str:

@@ -35,6 +35,8 @@ MONEY: dict[str, tuple[Path, ...]] = {
         ("sensitivity", "[]", "low"),
         ("sensitivity", "[]", "high"),
         ("migration", "cost"),
+        ("owned_per_used_gpu_hour",),
+        ("owned_hour_tiers", "[]", "per_hour"),
         ("api_hybrid", "present_value"),
         ("api_curve", "[]", "api"),
         ("api_curve", "[]", "gpus"),

@@ -247,6 +247,7 @@ def _summary_shown(
         **_what_it_costs(decision, currency, language),
         "basis": summary.basis_sentence(basis),
         "provider": summary.provider_sentence(costs, currency),
+        "owned_hour": summary.owned_hour_sentence(costs, currency),
         "api": summary.api_sentence(costs, currency),
         "pooling": summary.pooling_sentence(plan, currency),
         "risks": summary.risks(

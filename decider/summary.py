@@ -21,7 +21,8 @@ from decider.engine.outcomes import COST_OPTIONS, cost_option_label, outcome_nam
 from decider.engine.questionnaire import GPU_MODELS
 from decider.engine.ranges import SPREADS
 from decider.engine.text import Text, is_chinese
-from decider.formats import money, tokens_text
+from decider.engine.vocabulary import TIER_LABELS
+from decider.formats import money, month_text, small_price, tokens_text
 
 # Breakdown lines paid before the first job runs: the capital to ask for.
 UPFRONT_LINES = ("servers", "network", "storage", "spares", "setup")
@@ -549,6 +550,36 @@ def pooling_sentence(plan: Mapping[str, Any], currency: str) -> str | None:
         )
     return (
         _("Your %(count)s workloads in one pool cost %(amount)s more than decided apart.") % values
+    )
+
+
+def owned_hour_sentence(costs: Mapping[str, Any], currency: str) -> str | None:
+    """What owning costs per GPU-hour of work (the rent while the servers arrive left out),
+    beside the published tiers for this GPU model, with their source's date."""
+    owned = costs.get("owned_per_used_gpu_hour")
+    if owned is None:
+        return None
+    text = _(
+        "Owning costs %(owned)s per used GPU-hour of this model, renting while the servers "
+        "arrive left out."
+    ) % {"owned": small_price(owned, currency)}
+    tiers = costs.get("owned_hour_tiers") or []
+    if not tiers:
+        return text
+    published = _(", ").join(
+        _("%(amount)s %(what)s")
+        % {"amount": small_price(t["per_hour"], currency), "what": _(TIER_LABELS[t["key"]])}
+        for t in tiers
+    )
+    return (
+        text
+        + " "
+        + _("Published for it (%(source)s, %(date)s): %(tiers)s.")
+        % {
+            "source": "SemiAnalysis",
+            "date": month_text(tiers[0]["as_of"]),
+            "tiers": published,
+        }
     )
 
 

@@ -14,8 +14,10 @@ from typing import Any
 import pytest
 
 from decider.engine.costs import CostAnswers, costs_compute
+from decider.engine.evaluation import answers_costs
 from decider.engine.sizing import CHIPS, Inference, Training, infer_size, train_size
-from tests.factories import shipped_figures
+from decider.engine.tiers import SEMIANALYSIS, SEMIANALYSIS_AS_OF, TIERS
+from tests.factories import make_answers, shipped_figures
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "CALIBRATION.md"
 
@@ -306,6 +308,31 @@ def test_the_calibration_page_is_up_to_date():
     assert DOC.read_text() == calibration_page(), "run: make calibration"
 
 
+def _tier_rows() -> list[str]:
+    """Decider's owned cost per used GPU-hour at full use against the published tiers."""
+    rows = []
+    for gpu_model in sorted(TIERS):
+        answers = make_answers(
+            "research_lab",
+            gpu_model=gpu_model,
+            gpus=1024,
+            utilization_pct=100.0,
+            horizon_years=5,
+            demand_shape="steady",
+            has_datacenter=False,
+        )
+        ours = answers_costs(answers=answers, figures=shipped_figures(gpu_model), excluded=[])[
+            "owned_per_used_gpu_hour"
+        ]
+        low, high, rented = (tier.per_hour for tier in TIERS[gpu_model])
+        within = "yes" if low * 0.9 <= ours <= high * 1.1 else "**no**"
+        rows.append(
+            f"| {gpu_model.upper()} | ${ours:.2f} | ${low:.2f} | ${high:.2f} | ${rented:.2f} "
+            f"| {within} |"
+        )
+    return rows
+
+
 def calibration_page() -> str:
     rows = []
     for case in CASES:
@@ -389,6 +416,22 @@ ${low:.2f}–{high:.2f} and the article's $1.65. Not reached: the largest runnin
 maintenance at {rate * 100:.0f} % of the hardware a year, is the one figure without a published rate
 behind it (no vendor support price list nor replacement cost from published failure rates
 could be checked offline); at half that rate the figure would be ${lower:.2f} lower.
+
+## Owning per used GPU-hour against the published tiers
+
+The result prints owning's own cost per used GPU-hour (`costs.owned_per_used_gpu_hour`: on-prem's
+plan less its rent while the servers arrive, over the hours of work the servers do, per GPU
+of the model) beside these tiers. 1,024 GPUs busy around the clock for five years in rented
+space, the shipped figures; issue 51 asks for owning between the hyperscaler and the neocloud
+figure, ±10 %.
+
+| GPU | Decider, owned | owned at hyperscaler volume | owned by a neocloud | rented, 3-year commitment | within ±10 % |
+|---|---:|---:|---:|---:|---|
+{chr(10).join(_tier_rows())}
+
+Source of the tiers: {SEMIANALYSIS} ({SEMIANALYSIS_AS_OF[:7]}). Where Decider lies above the
+neocloud figure, maintenance at {rate * 100:.0f} % of the hardware a year is the line that
+tips it (above).
 
 ## Sources
 

@@ -938,6 +938,7 @@ def costs_compute(
             _closed_gap_to(answers, _plans(params, answers, hybrid)),
         ),
         "migration": _migration_facts(params, answers, money),
+        "owned_per_used_gpu_hour": None,  # read off on-prem's plan (_ranked_on)
         "assumptions": figures_as_dict(
             {name: figures[name] for name in FIGURE_NAMES}, answers.prices_in
         ),
@@ -1120,6 +1121,8 @@ class OptionPlans:
     decisions: tuple[int, ...] = ()  # the months a plan may change what it owns
     # The GPUs the cloud committed and the hybrid commit to in their first month renting.
     committed: Mapping[str, int] = field(default_factory=dict)
+    # The GPU-hours of work on-prem's owned GPUs do: the months after they arrive.
+    owned_hours: float = 0.0
 
     def compared(self, answers: CostAnswers, *, grows: bool) -> tuple[list[str], str | None]:
         """The outcomes compared, and the pure option the hybrid reduces to (None: a real
@@ -1196,6 +1199,12 @@ def _ranked_on(
 ) -> dict[str, Any]:
     """The facts read off the section's plans once they are priced: the GPUs committed,
     the cheapest cloud mode, the verdict, the estimated prices it stands on."""
+    owning = shown["totals"]["onprem"] - (shown["breakdown"]["onprem"].get("bridge") or 0.0)
+    # Owning's own cost per GPU-hour of work (of this model, not per H100-equivalent):
+    # on-prem's plan less the rent while the servers arrive, over the hours they work.
+    shown["owned_per_used_gpu_hour"] = (
+        round(owning / planned.owned_hours, 4) if planned.owned_hours > 0 else None
+    )
     if planned.committed:
         shown["cloud_committed_gpus"] = planned.committed["cloud_committed"]
         shown["hybrid_committed_gpus"] = planned.committed["hybrid"]

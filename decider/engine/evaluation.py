@@ -26,6 +26,7 @@ from decider.engine import (
     questionnaire,
     scoring,
     stages,
+    tiers,
     tokens,
     verdict,
 )
@@ -521,10 +522,14 @@ def answers_costs(
             grows=future.grows,
             currency=currency,
         )
-    rate = markets.currency_rate(
-        figures_values(figures), prices_in=cost_in.prices_in, shown_in=currency
-    )
-    return computed | _provider_keys(provider, rate)
+    params = figures_values(figures)
+    rate = markets.currency_rate(params, prices_in=cost_in.prices_in, shown_in=currency)
+    dollar = markets.currency_rate(params, prices_in="USD", shown_in=currency)
+    published = [
+        {**tier.to_json(), "per_hour": round(tier.per_hour * dollar, 4)}
+        for tier in tiers.tiers_for(answers.get("gpu_model") or gpus.DEFAULT)
+    ]
+    return computed | _provider_keys(provider, rate) | {"owned_hour_tiers": published}
 
 
 def with_api(

@@ -28,7 +28,7 @@ import numpy as np
 
 from decider.engine import odds
 from decider.engine import search as searches
-from decider.engine.costs import HOURS_PER_MONTH, CostAnswers, OptionPlans
+from decider.engine.costs import HOURS_PER_MONTH, CostAnswers, OptionPlans, useful_gpu_hours
 from decider.engine.drawn import GROWTH_POINTS, PlanSet, Spec, forget_priced
 from decider.engine.figures import Figure, figures_values
 from decider.engine.future import MAX_YEARS, Future, future_of, years_given
@@ -132,6 +132,11 @@ def future_lines(
         curve=tuple((level, *priced) for level, priced in sorted(points.items())),
         repricing=Repricing(answers, figures_values(figures), future),
         decisions=tuple(decisions),
+        owned_hours=useful_gpu_hours(
+            answers,
+            world.base[(arrival := _arrival(world, decisions, own)) :],
+            world.peak[arrival:],
+        ),
         committed={
             "cloud_committed": _committed_from(lines["cloud_committed"], world, 0),
             "hybrid": _committed_from(lines["hybrid"], world, _arrival(world, decisions, levels)),

@@ -50,3 +50,11 @@ MODEL_CLASSES: dict[str, Text] = {
         zh="大型开源权重混合专家模型（DeepSeek、Qwen3-235B 级别）",
     ),
 }
+
+
+# The published tiers of cost per GPU-hour (engine/tiers.py), by key.
+TIER_LABELS = {
+    "owned_hyperscaler": gettext_noop("owned at hyperscaler volume"),
+    "owned_neocloud": gettext_noop("owned by a neocloud"),
+    "rented_3y": gettext_noop("rented on a 3-year commitment"),
+}
