@@ -92,3 +92,35 @@ def test_the_question_says_what_utilization_means(client, rules, language, said)
     client.defaults["HTTP_ACCEPT_LANGUAGE"] = language
     page = client.get(reverse("decider-step", args=[edit, "utilization"])).content.decode()
     assert "GPU" in page and said in page
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize(
+    ("locale", "said"),
+    [("en-US", "more than published fleets reach"), ("zh-CN", "高于已公开的GPU集群实际达到的水平")],
+)
+def test_a_person_who_types_90_percent_in_the_wizard_reads_the_check(
+    browser, live_server, rules, locale, said
+):
+    """Walked in Chromium at a phone's width, JavaScript off: the utilization step says
+    what utilization means, and the result's risks say how rare 90 % is."""
+    from tests.conftest import new_page
+
+    page = new_page(browser, locale=locale, javascript=False)
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(live_server.url + "/?lang=" + ("zh-hans" if locale == "zh-CN" else "en"))
+    page.locator("input[name=preset][value=research_lab]").check()
+    page.locator("form button.primary[type=submit]").first.click()
+    page.wait_for_url("**/step/workload/")
+    page.locator("#step-form button.primary[name=next]").click()
+    page.wait_for_url("**/step/utilization/")
+    assert "nvidia-smi" in page.content()
+    page.fill("#id_utilization_pct", "90")
+    for slug in ("ops", "data", "budget"):
+        page.locator("#step-form button.primary[name=next]").click()
+        page.wait_for_url(f"**/step/{slug}/")
+    page.locator("#step-form button.primary[name=next]").click()
+    page.wait_for_url("**/a/*/")
+    risks = page.locator("#summary-risks").inner_text()
+    assert said in risks and "62" in risks
