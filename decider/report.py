@@ -248,6 +248,7 @@ def _summary_shown(
         "basis": summary.basis_sentence(basis),
         "provider": summary.provider_sentence(costs, currency),
         "owned_hour": summary.owned_hour_sentence(costs, currency),
+        "per_hour_label": summary.per_hour_label(costs),
         "api": summary.api_sentence(costs, currency),
         "pooling": summary.pooling_sentence(plan, currency),
         "risks": summary.risks(

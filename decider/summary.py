@@ -553,6 +553,14 @@ def pooling_sentence(plan: Mapping[str, Any], currency: str) -> str | None:
     )
 
 
+def per_hour_label(costs: Mapping[str, Any]) -> str:
+    """The options table's cost per useful hour: per H100-equivalent hour for a GPU other
+    than the H100 (a slower card is not flattered), and then it says so (issue 51)."""
+    if costs.get("h100_equivalent", 1) != 1:
+        return _("Per useful H100-equivalent hour")
+    return _("Per useful GPU-hour")
+
+
 def owned_hour_sentence(costs: Mapping[str, Any], currency: str) -> str | None:
     """What owning costs per GPU-hour of work (the rent while the servers arrive left out),
     beside the published tiers for this GPU model, with their source's date."""
@@ -576,7 +584,7 @@ def owned_hour_sentence(costs: Mapping[str, Any], currency: str) -> str | None:
         + " "
         + _("Published for it (%(source)s, %(date)s): %(tiers)s.")
         % {
-            "source": "SemiAnalysis",
+            "source": tiers[0]["publisher"],
             "date": month_text(tiers[0]["as_of"]),
             "tiers": published,
         }

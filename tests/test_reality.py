@@ -25,7 +25,7 @@ def test_every_trace_is_sourced_and_dated():
 
 @pytest.mark.parametrize("utilization", [0.3, 0.5, 0.7])
 def test_an_ordinary_utilization_is_drawn_over_the_default_range(utilization):
-    assert reality.utilization_check(utilization) is None or utilization < reality.IDLE_BELOW
+    assert reality.utilization_check(utilization) is None
     drawn = odds.ranges_of(None, utilization=utilization)["utilization"]
     assert drawn == (DEFAULT_LOW, SPREADS["utilization"].high)
 

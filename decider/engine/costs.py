@@ -48,7 +48,7 @@ from decider.engine.figures import (
 )
 from decider.engine.markets import CURRENCIES, currency_rate
 from decider.engine.outcomes import COST_OPTIONS
-from decider.engine.reality import utilization_check
+from decider.engine.reality import BUSY_FROM, utilization_check
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -84,7 +84,8 @@ SENSITIVITY_STEP = 0.2
 HYBRID_CURVE_POINTS = 25
 # The source's rule of thumb (§七): at or above 70 % average utilization owning
 # is cheaper, at or below 30 % renting is.
-SELF_BUILD_FROM, CLOUD_UP_TO = 0.70, 0.30
+# Above the first, a utilization published fleets rarely reach (engine/reality.py).
+SELF_BUILD_FROM, CLOUD_UP_TO = BUSY_FROM, 0.30
 
 
 # Ties between equally cheap options go to the smaller commitment.

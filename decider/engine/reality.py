@@ -18,7 +18,9 @@ from typing import Any
 from decider.engine.ranges import SPREADS
 from decider.engine.text import Text
 
-BUSY_FROM = 0.70  # the source's own line for owning (§七); above it, a rare fleet
+# The source's own line for owning (§七), its rule of thumb's (engine/costs.py): above it,
+# a fleet the published traces rarely see.
+BUSY_FROM = 0.70
 IDLE_BELOW = 0.15
 # The busiest published trace of a shared cluster: Acme's LLM clusters were busy about 62 %
 # to 70 % of the time (Hu et al., NSDI 2024). An answer above BUSY_FROM is drawn down to it.

@@ -12,8 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from decider.engine.vocabulary import TIER_LABELS
-
+PUBLISHER = "SemiAnalysis"
 SEMIANALYSIS = (
     "SemiAnalysis, AI cloud total cost of ownership model (cluster TCO per GPU-hour: owned at "
     "hyperscaler volume, owned by a neocloud, rented on a 3-year commitment), as quoted in "
@@ -24,9 +23,9 @@ SEMIANALYSIS_AS_OF = "2026-07-01"
 
 @dataclass(frozen=True)
 class Tier:
-    key: str
-    label: str  # gettext_noop: translated where shown
+    key: str  # vocabulary.TIER_LABELS names it
     per_hour: float  # USD per GPU-hour of the model
+    publisher: str  # who published it, as a sentence names them
     source: str
     as_of: str
 
@@ -34,17 +33,15 @@ class Tier:
         return {
             "key": self.key,
             "per_hour": self.per_hour,
+            "publisher": self.publisher,
             "source": self.source,
             "as_of": self.as_of,
         }
 
 
-LABELS = TIER_LABELS
-
-
 def _tiers(hyperscaler: float, neocloud: float, rented: float) -> tuple[Tier, ...]:
     return tuple(
-        Tier(key, LABELS[key], value, SEMIANALYSIS, SEMIANALYSIS_AS_OF)
+        Tier(key, value, PUBLISHER, SEMIANALYSIS, SEMIANALYSIS_AS_OF)
         for key, value in (
             ("owned_hyperscaler", hyperscaler),
             ("owned_neocloud", neocloud),
