@@ -880,9 +880,28 @@ def sizing_shown(sized: Any) -> dict[str, Any]:
         "average_gpus": round(sized.average_gpus, 1),
         "lines": lines,
         "problems": [_(SIZING_PROBLEMS[p]) for p in sized.problems if p in SIZING_PROBLEMS],
-        "throughput": sized.throughput
-        and {**sized.throughput, "fit_pct": round(sized.throughput["fit_within"] * 100)},
+        "throughput": sized.throughput and _throughput_words(sized.throughput),
     }
+
+
+def _throughput_words(table: dict[str, Any]) -> dict[str, Any]:
+    """The published rows serving was sized from, with their shares in per cent."""
+    shown = {**table, "fit_pct": round(table["fit_within"] * 100)}
+    latency = table.get("latency")
+    if latency:
+        pairs = latency["pairs"]
+        shown["latency"] = {
+            **latency,
+            "share_pct": round(latency["share"] * 100),
+            "tpot_ms": f"{latency['tpot_ms']:g}",
+            "measured": "; ".join(
+                f"{p['system']} {p['interactive_tokens_per_second']:,.0f} / "
+                f"{p['server_tokens_per_second']:,.0f}"
+                for p in pairs
+            ),
+            "sources": "; ".join(dict.fromkeys(p["source"] for p in pairs)),
+        }
+    return shown
 
 
 # --- the printable report -------------------------------------------------------------

@@ -492,3 +492,85 @@ def test_every_series_of_the_throughput_table_is_fitted_within_its_rows():
         fitted = throughput.fit(key)
         assert fitted.rows >= 7 and fitted.worst < 0.12, key
         assert fitted.prefill > 0 and fitted.decode > 0
+
+
+# --- a latency target, from published pairs of limits (engine/latency.py) ---------------
+
+# MLPerf Inference: the same systems' output tokens/s under the interactive and the server
+# limits (v5.0 Llama 2 70B on 8× H100: HPE, Dell; v5.1 Llama 3.1 8B on 8× H200: HPE, Quanta).
+H100_70B_KEPT = (14_004.93 / 30_498.90 + 12_979.40 / 30_903.60) / 2  # at 40 ms a token
+HOPPER_8B_KEPT = (53_475.2 / 64_914.6 + 54_117.6 / 57_970.4) / 2  # at 30 ms a token
+
+
+@pytest.mark.parametrize(
+    ("params_b", "tpot_ms", "published"), [(70, 40, H100_70B_KEPT), (8, 30, HOPPER_8B_KEPT)]
+)
+def test_an_interactive_target_keeps_the_share_the_published_pairs_measured(
+    params_b, tpot_ms, published
+):
+    """10 billion tokens a day at the interactive limits: the GPUs' writing rate is the
+    table's times the published share, where a bandwidth estimate kept 81 % (70B) and 99 %
+    (8B) of it."""
+    free = _served(params_b=params_b, tokens_per_day_m=10_000, peak_to_average=1)
+    held = _served(
+        params_b=params_b, tokens_per_day_m=10_000, peak_to_average=1, latency_ms=tpot_ms
+    )
+    assert held["latency_share"] == pytest.approx(published)
+    reading = held["input_tokens_per_second"] / held["prefill_rate"]
+    writing = held["output_tokens_per_second"] / held["decode_rate"]
+    assert held["average_gpus"] == pytest.approx(reading + writing / published)
+    assert held["average_gpus"] > free["average_gpus"] * 1.05
+    shown = held["throughput"]["latency"]
+    assert shown["tight_tpot_ms"] == tpot_ms and len(shown["pairs"]) == 2
+    assert all("MLPerf Inference" in pair["source"] for pair in shown["pairs"])
+
+
+def test_a_target_between_the_limits_keeps_a_share_between_theirs():
+    at = {
+        ms: _served(tokens_per_day_m=10_000, latency_ms=ms)["latency_share"]
+        for ms in (20, 40, 89.44, 200, 500)
+    }
+    assert at[200] == at[500] == 1.0  # the server limits are the reference
+    assert at[89.44] == pytest.approx((H100_70B_KEPT + 1) / 2, abs=1e-3)  # halfway in log
+    assert at[20] == pytest.approx(H100_70B_KEPT / 2)  # beyond anything published
+    shown = _served(tokens_per_day_m=10_000, latency_ms=20)["throughput"]["latency"]
+    assert (
+        shown["beyond_published"]
+        and not _served(latency_ms=40)["throughput"]["latency"]["beyond_published"]
+    )
+
+
+def test_a_gpu_without_published_pairs_keeps_the_bandwidth_estimate():
+    held = _served("a100", tokens_per_day_m=10_000, latency_ms=40)
+    assert held["throughput"]["latency"] is None
+    assert 0 < held["latency_share"] < 1
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("language", "said"),
+    [("en", "keeps 44 % of that rate"), ("zh-hans", "44 %")],
+)
+def test_the_sizing_page_says_which_published_figure_the_latency_target_read(
+    client, rules, language, said
+):
+    from django.urls import reverse
+
+    from tests.factories import make_answers, make_assessment
+
+    answers = {**_without_demand(make_answers("growth")), "gpu_model": "h100", "gpus": 8}
+    _assessment, edit, _view = make_assessment(answers={**answers, "utilization_pct": 40.0})
+    client.defaults["HTTP_ACCEPT_LANGUAGE"] = language
+    typed = {
+        "inference-params_b": "70",
+        "inference-tokens_per_day_m": "10000",
+        "inference-peak_to_average": "1",
+        "inference-latency_ms": "40",
+    }
+    page = client.post(reverse("decider-size", args=[edit]), {**typed, "action": "size"})
+    shown = page.content.decode()
+    assert page.status_code == 200 and 'id="latency-pairs"' in shown
+    assert said in shown
+    found = shown[shown.index('id="latency-pairs"') :][:1500]
+    assert "HPE Cray XD670" in found and "14,005 / 30,499" in found, found
+    assert "MLPerf Inference v5.0" in shown

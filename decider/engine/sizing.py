@@ -34,7 +34,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from decider.engine import gpus, throughput
+from decider.engine import gpus, latency, throughput
 from decider.engine.gpus import Chip, Chips
 
 SECONDS_PER_DAY = 86_400
@@ -356,7 +356,9 @@ def infer_size(work: Inference, chip: Chip, *, per_node: int, gpu_model: str) ->
         "output_tokens_per_second": output_s,
         "flops_per_second": flops_s,
         "precision": precision,
-        **_table_rates(table, kept, work.latency_ms),
+        **_table_rates(
+            table, kept, work.latency_ms, _published_kept(work, gpu_model) if table else None
+        ),
         "gpus_per_replica": replica,
         "average_gpus": average,
         "gpus": peak_gpus,
@@ -404,6 +406,7 @@ def _best_split(
     input_s, output_s = tokens_s
     share = input_m / (input_m + output_m) if input_m + output_m else 0.0
     best = None
+    published = _published_kept(work, gpu_model)
     # Under a latency target a wider split reads the weights faster and keeps a bigger
     # batch: the split that needs the fewest GPUs for the load wins.
     splits = [replica]
@@ -421,13 +424,24 @@ def _best_split(
         if served is None:
             break
         keeps = 1.0
-        if work.latency_ms is not None:
+        if published is not None:
+            keeps = published.share
+        elif work.latency_ms is not None:
             step = weights_gb * 1e9 / (split * bandwidth)  # seconds to read the weights
             keeps = max(0.0, 1 - step / (work.latency_ms / 1000))
         need = input_s * served.seconds_in + output_s * served.seconds_out / max(keeps, 0.1)
         if best is None or need < best[0] - 1e-12:
             best = (need, split, served, keeps)
     return best
+
+
+def _published_kept(work: Inference, gpu_model: str) -> latency.Kept | None:
+    """The share of the table's writing rate the time per output token keeps, read from
+    published pairs of latency limits (engine/latency.py); None without a target, or where
+    nothing is published for the GPU's family (the bandwidth estimate then)."""
+    if work.latency_ms is None:
+        return None
+    return latency.kept(gpu_model=gpu_model, params_b=work.params_b, tpot_ms=work.latency_ms)
 
 
 def _in_replicas(average: float, replica: int, peak_to_average: float) -> tuple[int, int]:
@@ -443,7 +457,10 @@ def _in_replicas(average: float, replica: int, peak_to_average: float) -> tuple[
 
 
 def _table_rates(
-    table: throughput.Served | None, kept: float, latency_ms: float | None
+    table: throughput.Served | None,
+    kept: float,
+    latency_ms: float | None,
+    published: latency.Kept | None,
 ) -> dict[str, Any]:
     """The table's prefill and decode rates (tokens a GPU-second), the share of the decoding
     rate a latency target leaves, and the table's rows; None each when sized by the FLOPs."""
@@ -451,11 +468,40 @@ def _table_rates(
         "prefill_rate": 1 / table.seconds_in if table and table.seconds_in else None,
         "decode_rate": 1 / table.seconds_out if table else None,
         "latency_share": kept if table and latency_ms is not None else None,
-        "throughput": _throughput_shown(table),
+        "throughput": _throughput_shown(table, published),
     }
 
 
-def _throughput_shown(table: throughput.Served | None) -> dict[str, Any] | None:
+def _latency_shown(found: latency.Kept | None) -> dict[str, Any] | None:
+    """Which published pairs of latency limits the latency share was read from."""
+    if not found:
+        return None
+    return {
+        "share": found.share,
+        "tpot_ms": found.tpot_ms,
+        "tight_tpot_ms": found.tight_tpot_ms,
+        "tight_ttft_ms": found.pairs[0].tight_ttft_ms,
+        "loose_tpot_ms": found.loose_tpot_ms,
+        "loose_ttft_ms": found.pairs[0].loose_ttft_ms,
+        "beyond_published": found.beyond,
+        "pairs": [
+            {
+                "benchmark": pair.benchmark,
+                "system": pair.system,
+                "interactive_tokens_per_second": pair.tight,
+                "server_tokens_per_second": pair.loose,
+                "kept": round(pair.kept, 3),
+                "source": pair.source,
+            }
+            for pair in found.pairs
+        ],
+        "as_of": latency.AS_OF,
+    }
+
+
+def _throughput_shown(
+    table: throughput.Served | None, published: latency.Kept | None
+) -> dict[str, Any] | None:
     """Which rows of the published table the service was sized from."""
     if table is None:
         return None
@@ -468,6 +514,7 @@ def _throughput_shown(table: throughput.Served | None) -> dict[str, Any] | None:
         "fit_within": round(table.worst, 3),
         "source": throughput.SOURCE,
         "as_of": throughput.AS_OF,
+        "latency": _latency_shown(published),  # None: no target, or the bandwidth estimate
     }
 
 
