@@ -8,13 +8,15 @@ from typing import Any
 
 from django.utils import translation
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from decider import per_token, summary
 from decider.charts import plan_sentence
 from decider.checklist import checklist_for
 from decider.engine import scoring
 from decider.engine.decided import Decision
-from decider.engine.outcomes import API, outcome_name
+from decider.engine.outcomes import API, cost_option_label, outcome_name
+from decider.formats import money, tokens_text
 
 
 def summary_json(decision: Decision, *, language: str, start: Any) -> dict[str, Any]:
@@ -48,6 +50,8 @@ def summary_json(decision: Decision, *, language: str, start: Any) -> dict[str, 
             if recommendation
             else sentence,
             "firmness": {"level": firmness["key"], "reason": firmness["reason"]},
+            "verdict": verdict_line(decision),
+            "break_even": break_even_lines(decision),
             "next_steps": [{"due": step.by.isoformat(), "text": step.text} for step in steps],
             "checklist": [
                 {"title": item.title, "text": item.detail}
@@ -210,3 +214,106 @@ def _recommended_plan(decision: Decision) -> dict[str, Any]:
         "power_kw": round(servers * figures["node_kw"]["value"] * figures["pue"]["value"], 1),
         "first_purchase_month": min(ordered) if ordered else None,
     }
+
+
+def _option_name(costs: Mapping[str, Any], outcome: str) -> str:
+    """An outcome as the verdict line names it: cloud by the mode that prices it."""
+    if outcome == "cloud" and costs.get("cheapest_cloud_mode"):
+        return cost_option_label(costs["cheapest_cloud_mode"])
+    return outcome_name(outcome)
+
+
+def _span(months: int) -> str:
+    if months % 12 == 0:
+        years = months // 12
+        return ngettext("%(n)s year", "%(n)s years", years) % {"n": years}
+    return ngettext("%(n)s month", "%(n)s months", months) % {"n": months}
+
+
+def verdict_line(decision: Decision) -> dict[str, Any] | None:
+    """The verdict in one sentence (issue 52): the option recommended, its present value over
+    the horizon, and the difference from the cheapest other option the constraints allow,
+    all read from the ranked present values every section reads (`decision.present`)."""
+    result, costs, present = decision.result, decision.costs, decision.present
+    outcome = result.recommendation
+    if not outcome or outcome not in present:
+        return None
+    amount = float(present[outcome])
+    values = {
+        "outcome": _option_name(costs, outcome),
+        "amount": money(amount, decision.currency),
+        "span": _span(int(costs["horizon_months"])),
+    }
+    others = [o for o in decision.order if o != outcome and o not in result.excluded]
+    if not others:
+        return {
+            "sentence": _(
+                "%(outcome)s: %(amount)s over %(span)s in present value, the only option your "
+                "constraints leave."
+            )
+            % values,
+            "outcome": outcome,
+            "runner_up": None,
+            "difference_pct": None,
+        }
+    runner = min(others, key=lambda o: float(present[o]))
+    other = float(present[runner])
+    gap = other - amount
+    pct = abs(gap) / other * 100 if other else 0.0
+    values |= {
+        "runner": _option_name(costs, runner),
+        "gap": money(abs(gap), decision.currency),
+        "pct": f"{pct:.0f} %" if pct >= 1 else "< 1 %",
+    }
+    if gap >= 0:
+        sentence = (
+            _(
+                "%(outcome)s: %(amount)s over %(span)s in present value, %(gap)s (%(pct)s) less "
+                "than %(runner)s."
+            )
+            % values
+        )
+    else:
+        sentence = (
+            _(
+                "%(outcome)s: %(amount)s over %(span)s in present value, %(gap)s (%(pct)s) more "
+                "than %(runner)s; your answers, not the money, carry it."
+            )
+            % values
+        )
+    return {
+        "sentence": sentence,
+        "outcome": outcome,
+        "runner_up": runner,
+        "difference_pct": round(pct if gap >= 0 else -pct, 1),
+    }
+
+
+def break_even_lines(decision: Decision) -> list[str]:
+    """Where the money turns, beside the user's own figure (issue 52): the utilization at
+    which owning every GPU and renting them on demand cost the same, and for a service the
+    volume from which GPUs cost less than paying per token."""
+    costs = decision.costs
+    found = []
+    compared = costs.get("options_compared") or ()
+    tie = costs.get("break_even_utilization_pct")
+    if tie is not None and "onprem" in compared and "cloud" in compared:
+        found.append(
+            _(
+                "Owning and renting on demand cost the same at %(tie)s %% average utilization; "
+                "you expect %(pct)s %%."
+            )
+            % {"tie": f"{tie:.0f}", "pct": f"{costs['demand']['utilization_pct']:.0f}"}
+        )
+    volume = costs.get("api_break_even_tokens_per_day_m")
+    if costs.get("api") and volume is not None:
+        found.append(
+            _(
+                "GPUs cost less than paying per token from %(volume)s tokens a day; you serve %(served)s."
+            )
+            % {
+                "volume": tokens_text(volume),
+                "served": tokens_text(costs["api"]["tokens_per_day_m"]),
+            }
+        )
+    return found

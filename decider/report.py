@@ -22,7 +22,14 @@ from django.utils.translation import gettext as _
 from decider import caching, formats, per_token, summary
 from decider.charts import chart_api, chart_compare, charts_for, plan_sentence
 from decider.checklist import checklist_for
-from decider.decision import firmness_shown, first_owned, next_steps, plan_line
+from decider.decision import (
+    break_even_lines,
+    firmness_shown,
+    first_owned,
+    next_steps,
+    plan_line,
+    verdict_line,
+)
 from decider.engine import questionnaire, scoring
 from decider.engine.decided import Decision
 from decider.engine.figures import FIGURES, is_estimate, is_unofficial
@@ -182,6 +189,8 @@ def _scored_context(assessment: Assessment, *, currency: str) -> dict[str, Any]:
         ),
         "plan": _plan_shown(plan, currency),
         "decision_plan": plan_line(decision),
+        "verdict_line": verdict_line(decision),
+        "break_even_lines": break_even_lines(decision),
         "checklist": checklist_for(
             recommendation,
             assessment.answers,

@@ -1,0 +1,108 @@
+"""The first screen's verdict (issue 52): the option recommended, what it costs, and the
+money against the runner-up in one sentence; and where the money turns, beside the user's own
+figure. The figures are the ledger's (`decision.options`), in both languages and currencies."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from django.urls import reverse
+
+from decider import numbers
+from decider.engine.outcomes import outcome_name
+from tests.factories import make_answers, make_assessment
+from tests.test_one_price import scored
+
+pytestmark = pytest.mark.django_db
+
+PERSONAS = ("research_lab", "startup", "growth", "inference")
+
+
+def result(client, answers: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    _assessment, edit, _view = make_assessment(answers=answers)
+    document = client.get(reverse("decider-edit-json", args=[edit])).json()["result"]
+    return edit, document
+
+
+def first_screen(client, edit: str, **query: str) -> str:
+    page = client.get(reverse("decider-result", args=[edit]), query).content.decode()
+    return page[page.index('id="decision"') :][:3000]
+
+
+def ledger(document: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """(the recommended option's row, the cheapest other row the constraints allow)."""
+    rows = document["decision"]["options"]
+    recommended = next(row for row in rows if row["recommended"])
+    others = [row for row in rows if not row["recommended"]]
+    return recommended, min(others, key=lambda row: row["present_value"], default=None)
+
+
+@pytest.mark.parametrize("persona", PERSONAS)
+def test_the_verdict_line_states_the_ledger_s_figures_against_the_runner_up(client, rules, persona):
+    edit, document = result(client, make_answers(persona))
+    recommended, runner = ledger(document)
+    verdict = document["summary"]["verdict"]
+    assert verdict["outcome"] == document["recommendation"]
+    shown = first_screen(client, edit)
+    line = re.search(r'id="verdict-line"[^>]*><strong>(.*?)</strong>', shown, re.S)
+    assert line, shown[:500]
+    text = line.group(1)
+    assert numbers.money_full(recommended["present_value"], "USD", "en") in text
+    if runner is None:
+        assert "the only option" in text
+        return
+    assert verdict["runner_up"] == runner["outcome"]
+    assert runner["outcome"] not in document["excluded"]
+    gap = runner["present_value"] - recommended["present_value"]
+    assert numbers.money_full(abs(gap), "USD", "en") in text
+    assert ("less than" if gap >= 0 else "more than") in text
+    if runner["outcome"] != "cloud":
+        assert outcome_name(runner["outcome"]) in text
+
+
+def test_the_verdict_line_reads_the_same_in_chinese_and_in_yuan(client, rules):
+    edit, document = result(client, make_answers("research_lab"))
+    recommended, runner = ledger(document)
+    assert runner is not None
+    client.defaults["HTTP_ACCEPT_LANGUAGE"] = "zh-hans"
+    shown = first_screen(client, edit, currency="CNY")
+    chinese = client.get(reverse("decider-edit-json", args=[edit]), {"currency": "CNY"}).json()
+    rows = {row["outcome"]: row for row in chinese["result"]["decision"]["options"]}
+    line = re.search(r'id="verdict-line"[^>]*><strong>(.*?)</strong>', shown, re.S)
+    assert line
+    text = line.group(1)
+    mine = rows[recommended["outcome"]]["present_value"]
+    theirs = rows[runner["outcome"]]["present_value"]
+    assert numbers.money_full(mine, "CNY", "zh-hans") in text
+    assert numbers.money_full(abs(theirs - mine), "CNY", "zh-hans") in text
+    assert "现值" in text
+
+
+def test_the_break_even_stands_beside_the_user_s_utilization(client, rules):
+    answers = make_answers("research_lab", gpus=256, utilization_pct=85.0, horizon_years=5)
+    edit, document = result(client, answers)
+    tie = document["costs"]["break_even_utilization_pct"]
+    assert tie is not None
+    shown = first_screen(client, edit)
+    assert f"cost the same at {tie:.0f} % average utilization; you expect 85 %" in shown
+    assert f"{tie:.0f} %" in " ".join(document["summary"]["break_even"])
+
+
+def test_the_per_token_break_even_stands_beside_the_volume_served(client, rules):
+    answers = make_answers(
+        "inference",
+        work={"inference": {"params_b": 70, "tokens_per_day_m": 20_000, "peak_to_average": 2}},
+    )
+    for key in ("gpus", "utilization_pct", "demand_shape"):
+        answers.pop(key, None)
+    _assessment, edit, _checked = scored(answers)  # sized from the work, as the API does
+    document = client.get(reverse("decider-edit-json", args=[edit])).json()["result"]
+    volume = document["costs"].get("api_break_even_tokens_per_day_m")
+    shown = first_screen(client, edit)
+    if volume is None:
+        assert "paying per token from" not in shown
+    else:
+        assert "GPUs cost less than paying per token from" in shown
+        assert "you serve" in shown
