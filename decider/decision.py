@@ -263,7 +263,7 @@ def verdict_line(decision: Decision) -> dict[str, Any] | None:
     values |= {
         "runner": _option_name(costs, runner),
         "gap": money(abs(gap), decision.currency),
-        "pct": f"{pct:.0f} %" if pct >= 1 else "< 1 %",
+        "pct": summary.percent_text(pct / 100),
     }
     if gap >= 0:
         sentence = (
@@ -317,3 +317,59 @@ def break_even_lines(decision: Decision) -> list[str]:
             }
         )
     return found
+
+
+def options_at_glance(decision: Decision) -> list[dict[str, Any]]:
+    """Each outcome once for the first screen (issue 52): those in play cheapest first, with
+    the present value and the share of drawn worlds in which it is cheapest that every
+    section reads (`decision.options`), a tick for the recommendation and one line for the
+    others (what it costs against the recommendation, or the score that keeps it second);
+    then those the constraints rule out, with the reason."""
+    result, present = decision.result, decision.present
+    shares = (decision.odds or {}).get("cheapest_probability") or {}
+    language = translation.get_language() or "en"
+    chosen = result.recommendation
+    rows = []
+    for outcome in decision.order:
+        if outcome in result.excluded:
+            continue
+        share = shares.get(outcome)
+        rows.append(
+            {
+                "outcome": outcome,
+                "name": _option_name(decision.costs, outcome),
+                "present_value": float(present[outcome]),
+                "probability": None if share is None else summary.percent_text(share),
+                "recommended": outcome == chosen,
+                "why_not": None if outcome == chosen else _why_second(decision, outcome),
+            }
+        )
+    for outcome, reason in result.excluded.items():
+        rows.append(
+            {
+                "outcome": outcome,
+                "name": _option_name(decision.costs, outcome),
+                "present_value": present.get(outcome),
+                "probability": None,
+                "recommended": False,
+                "why_not": _("Ruled out: %(reason)s") % {"reason": reason.get(language)},
+            }
+        )
+    return rows
+
+
+def _why_second(decision: Decision, outcome: str) -> str | None:
+    """Why an outcome in play is not the recommendation, in one line."""
+    chosen = decision.result.recommendation
+    if not chosen or chosen not in decision.present:
+        return None
+    gap = float(decision.present[outcome]) - float(decision.present[chosen])
+    amount = money(abs(gap), decision.currency)
+    if gap > 0:
+        return _("%(amount)s more in present value") % {"amount": amount}
+    scores = decision.result.scores
+    behind = scores.get(chosen, 0.0) - scores.get(outcome, 0.0)
+    return _(
+        "%(amount)s less in present value, but %(points)s points behind on the answers' "
+        "score (0–100)"
+    ) % {"amount": amount, "points": f"{behind:.1f}"}

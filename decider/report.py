@@ -27,6 +27,7 @@ from decider.decision import (
     firmness_shown,
     first_owned,
     next_steps,
+    options_at_glance,
     plan_line,
     verdict_line,
 )
@@ -191,6 +192,7 @@ def _scored_context(assessment: Assessment, *, currency: str) -> dict[str, Any]:
         "decision_plan": plan_line(decision),
         "verdict_line": verdict_line(decision),
         "break_even_lines": break_even_lines(decision),
+        "at_a_glance": options_at_glance(decision),
         "checklist": checklist_for(
             recommendation,
             assessment.answers,

@@ -229,18 +229,22 @@ def firmness(
     if closest_flip is not None and closest_flip <= CLOSE_FLIP:
         return "close_call", _(
             "%(points)s points ahead, but one weight changed by %(pct)s would change it."
-        ) % {"points": points, "pct": _pct(closest_flip)}
+        ) % {"points": points, "pct": percent_text(closest_flip)}
     if odds is not None and odds < CLOSE_ODDS:
         return "close_call", _(
             "%(points)s points ahead, but the cheapest in only %(share)s of the draws."
-        ) % {"points": points, "share": _pct(odds)}
+        ) % {"points": points, "share": percent_text(odds)}
     weak = []
     if (margin or 0) < FIRM_MARGIN:
         weak.append(_("the margin is under %(firm)s points") % {"firm": f"{FIRM_MARGIN:g}"})
     if closest_flip is not None and closest_flip <= FIRM_FLIP:
-        weak.append(_("a weight changed by %(pct)s would change it") % {"pct": _pct(closest_flip)})
+        weak.append(
+            _("a weight changed by %(pct)s would change it") % {"pct": percent_text(closest_flip)}
+        )
     if odds is not None and odds < FIRM_ODDS:
-        weak.append(_("it is the cheapest in %(share)s of the draws") % {"share": _pct(odds)})
+        weak.append(
+            _("it is the cheapest in %(share)s of the draws") % {"share": percent_text(odds)}
+        )
     if weak:
         return "leaning", _("%(points)s points ahead; %(why)s.") % {
             "points": points,
@@ -320,9 +324,9 @@ def odds_summary(odds: Mapping[str, Any]) -> Odds | None:
         "The others: %(shares)s."
     ) % {
         "leader": _short(leader),
-        "share": _pct(shares[leader]),
+        "share": percent_text(shares[leader]),
         "draws": f"{odds['draws']:,}",
-        "shares": _(", ").join(f"{_short(o)} {_pct(shares[o])}" for o in ranked[1:]),
+        "shares": _(", ").join(f"{_short(o)} {percent_text(shares[o])}" for o in ranked[1:]),
     }
     moving = [d for d in odds["drivers"] if abs(d["rank_correlation"]) >= 0.1][:2]
     drivers = ""
@@ -404,7 +408,7 @@ def _wait_sentence(wait: Mapping[str, Any], currency: str, *, cloud_only: float 
             "cheaper in at most %(share)s of the draws."
         ) % {
             "gpus": wait["owned_gpus"],
-            "share": _pct(max(o["cheaper_than_now_pct"] for o in options[1:]) / 100),
+            "share": percent_text(max(o["cheaper_than_now_pct"] for o in options[1:]) / 100),
         }
     return _(
         "Waiting %(months)s months to buy the %(gpus)s GPUs, renting meanwhile, costs "
@@ -413,7 +417,7 @@ def _wait_sentence(wait: Mapping[str, Any], currency: str, *, cloud_only: float 
         "months": best["wait_months"],
         "gpus": wait["owned_gpus"],
         "amount": money(now - best["present_value"], currency),
-        "share": _pct(best["cheaper_than_now_pct"] / 100),
+        "share": percent_text(best["cheaper_than_now_pct"] / 100),
     }
 
 
@@ -472,7 +476,7 @@ def basis_odds(odds: Odds | None, basis: Mapping[str, Any] | None, draws: int) -
         "each option's plan held as chosen."
     ) % {
         "outcome": outcome_name(basis["cheapest"]),
-        "share": _pct(basis["probability"]),
+        "share": percent_text(basis["probability"]),
         "draws": f"{draws:,}",
     }
     return replace(odds, sentence=sentence, drivers="")
@@ -645,7 +649,7 @@ def constraint_cost_sentence(found: Mapping[str, Any] | None, currency: str) -> 
         "outcome": outcome_name(found["outcome"]),
         "instead": outcome_name(found["instead"]),
         "amount": money(found["amount"], currency),
-        "pct": _pct(found["pct"] / 100) if found["pct"] is not None else "?",
+        "pct": percent_text(found["pct"] / 100) if found["pct"] is not None else "?",
         "months": found["horizon_months"],
     }
 
@@ -667,7 +671,7 @@ def extra_cost_sentence(extra: Mapping[str, Any] | None, currency: str) -> str |
         "outcome": outcome_name(extra["outcome"]),
         "cheapest": outcome_name(extra["cheapest"]),
         "amount": money(extra["amount"], currency),
-        "pct": _pct(extra["pct"] / 100) if extra["pct"] is not None else "?",
+        "pct": percent_text(extra["pct"] / 100) if extra["pct"] is not None else "?",
         "months": extra["horizon_months"],
     }
     sentences = [
@@ -708,12 +712,12 @@ def plan_odds_sentence(found: Mapping[str, Any] | None, currency: str) -> str | 
     against = []
     if shares.get("cloud_only") is not None:
         against.append(
-            _("than cloud only in %(share)s") % {"share": _pct(shares["cloud_only"] / 100)}
+            _("than cloud only in %(share)s") % {"share": percent_text(shares["cloud_only"] / 100)}
         )
     if shares.get("commit_now") is not None:
         against.append(
             _("than owning the final base now in %(share)s")
-            % {"share": _pct(shares["commit_now"] / 100)}
+            % {"share": percent_text(shares["commit_now"] / 100)}
         )
     pv = found["present_value"]["staged"]
     spread = _(
@@ -807,13 +811,15 @@ def _generation_sentence(
             "amount": money(cheapest["present_value"] - now["present_value"], currency)
             if cheapest
             else "—",
-            "share": _pct(max((o["cheaper_than_current_pct"] for o in switches), default=0) / 100),
+            "share": percent_text(
+                max((o["cheaper_than_current_pct"] for o in switches), default=0) / 100
+            ),
         }
     values = {
         **facts,
         "month": best["month"],
         "amount": money(now["present_value"] - best["present_value"], currency),
-        "share": _pct(best["cheaper_than_current_pct"] / 100),
+        "share": percent_text(best["cheaper_than_current_pct"] / 100),
     }
     if best["month"] == now["month"]:  # it can be owned as soon as this one
         return (
@@ -915,8 +921,8 @@ def _short(outcome: str) -> str:
     return _("Cloud") if outcome == "cloud" else cost_option_label(outcome)
 
 
-def _pct(share: float) -> str:
-    """A probability as a whole percentage, never "0 %" or "100 %" for what merely rounds."""
+def percent_text(share: float) -> str:
+    """A share as a whole percentage, never "0 %" or "100 %" for what merely rounds."""
     pct = share * 100
     if 0 < pct < 1:
         return "< 1 %"

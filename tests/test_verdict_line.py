@@ -106,3 +106,41 @@ def test_the_per_token_break_even_stands_beside_the_volume_served(client, rules)
     else:
         assert "GPUs cost less than paying per token from" in shown
         assert "you serve" in shown
+
+
+GLANCE_CASES = {
+    **{persona: make_answers(persona) for persona in PERSONAS},
+    "bank": make_answers("growth", residency="all"),  # the data may not leave: cloud is out
+}
+
+
+@pytest.mark.parametrize("case", GLANCE_CASES)
+def test_the_options_at_a_glance_rank_each_outcome_once_at_the_ledger_s_price(client, rules, case):
+    edit, document = result(client, GLANCE_CASES[case])
+    rows = document["decision"]["options"]
+    shown = first_screen(client, edit)
+    glance = shown[shown.index('id="at-a-glance"') : shown.index("</ol>")]
+    items = re.findall(r'<li data-outcome="([a-z_]+)"([^>]*)>(.*?)</li>', glance, re.S)
+    listed = [outcome for outcome, _attrs, _body in items]
+    excluded = list(document["excluded"])
+    assert listed == [row["outcome"] for row in rows] + excluded
+    for row, (_outcome, attrs, body) in zip(rows, items, strict=False):
+        assert numbers.money_full(row["present_value"], "USD", "en") in body
+        assert ('class="recommended"' in attrs) == row["recommended"]
+        share = row["cheapest_probability"]
+        if share is not None and 0.01 <= share <= 0.99:
+            assert f"cheapest in {share * 100:.0f} % of draws" in body
+        if not row["recommended"]:
+            assert "in present value" in body  # what it costs against the recommendation
+    for _outcome, _attrs, body in items[len(rows) :]:
+        assert "Ruled out:" in body
+    if case == "bank":
+        assert "cloud" in excluded
+
+
+def test_the_options_at_a_glance_read_in_chinese(client, rules):
+    edit, _document = result(client, GLANCE_CASES["bank"])
+    client.defaults["HTTP_ACCEPT_LANGUAGE"] = "zh-hans"
+    shown = first_screen(client, edit, currency="CNY")
+    glance = shown[shown.index('id="at-a-glance"') : shown.index("</ol>")]
+    assert "已排除" in glance and "¥" in glance and "Ruled out" not in glance
