@@ -13,9 +13,9 @@ from django.utils.translation import ngettext
 from decider import per_token, summary
 from decider.charts import plan_sentence
 from decider.checklist import checklist_for
-from decider.engine import scoring
 from decider.engine.decided import Decision
 from decider.engine.outcomes import API, cost_option_label, outcome_name
+from decider.engine.text import Text
 from decider.formats import money, tokens_text
 
 
@@ -25,17 +25,7 @@ def summary_json(decision: Decision, *, language: str, start: Any) -> dict[str, 
     steps with their dates (`next_steps`: `due`, `text`) and the checklist (`title`, `text`)."""
     result, costs, answers = decision.result, decision.costs, decision.answers
     with translation.override(language):
-        closest = [
-            min(moves)
-            for item in decision.weights or ()
-            if (moves := [abs(1 - f) for f in (item.down_factor, item.up_factor) if f is not None])
-        ]
-        firmness = firmness_shown(
-            result,
-            {"flips": [{"closest": c} for c in closest]},
-            odds_of=costs.get("cheapest"),
-            odds=decision.odds,
-        )
+        firmness = firmness_shown(decision)
         recommendation = result.recommendation
         steps = next_steps(
             decision,
@@ -65,25 +55,36 @@ def summary_json(decision: Decision, *, language: str, start: Any) -> dict[str, 
         }
 
 
-def firmness_shown(
-    result: scoring.Result,
-    sensitivity: Mapping[str, Any],
-    *,
-    odds_of: str | None,
-    odds: Mapping[str, Any] | None,
-) -> dict[str, str]:
-    """How firm the recommendation is, in one word and a line (summary.firmness): the odds
-    count only when the recommendation is the cheapest (`odds_of`)."""
-    flips = [row["closest"] for row in sensitivity.get("flips") or [] if row["closest"]]
-    share = None
-    if odds and result.recommendation and result.recommendation == odds_of:
-        share = (odds.get("cheapest_probability") or {}).get(result.recommendation)
+def firmness_shown(decision: Decision) -> dict[str, str]:
+    """How firm the recommendation is, in one word and a line: one function of the decision
+    (summary.firmness) wherever it is shown, from the scores, the closest weight that changes
+    the recommendation, and the odds."""
+    result = decision.result
+    flips = [
+        min(moves)
+        for item in decision.weights or ()
+        if (moves := [abs(1 - f) for f in (item.down_factor, item.up_factor) if f is not None])
+    ]
+    chosen = result.recommendation
     if sum(outcome not in result.excluded for outcome in result.scores) == 1:
         key, reason = "firm", _("It is the only option your constraints leave.")
-    else:
-        key, reason = summary.firmness(
-            margin=result.margin, closest_flip=min(flips, default=None), odds=share
-        )
+        return {"key": key, "word": _(summary.FIRMNESS_WORDS[key]), "reason": reason}
+    shares = (decision.odds or {}).get("cheapest_probability") or {}
+    others = [o for o in result.scores if o != chosen and o not in result.excluded]
+    runner = max(others, key=lambda o: result.scores[o], default=None)
+    language = translation.get_language() or "en"
+    overriding = [
+        Text.from_dict(dict(item["label"])).get(language)
+        for item in (decision.extra_cost or {}).get("answers", [])
+        if item.get("overrides_cost")
+    ]
+    key, reason = summary.firmness(
+        margin=result.margin,
+        closest_flip=min((f for f in flips if f), default=None),
+        odds=shares.get(chosen) if chosen else None,
+        runner=_option_name(decision.costs, runner) if runner else None,
+        overriding=overriding,
+    )
     return {"key": key, "word": _(summary.FIRMNESS_WORDS[key]), "reason": reason}
 
 

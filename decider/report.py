@@ -78,14 +78,6 @@ def progress(answers: Mapping[str, Any], current: questionnaire.Step | None) -> 
     ]
 
 
-def confidence_words(margin: float) -> str:
-    if margin < 5:
-        return _("a close call")
-    if margin < 15:
-        return _("a clear lead")
-    return _("a strong lead")
-
-
 def score_sentence(
     *, score: float, margin: float | None, runner_up: str | None, cost_order: list[str]
 ) -> str:
@@ -113,10 +105,11 @@ def score_sentence(
             )
             % values
         )
-    return _(
-        "On your answers it scores %(score)s of 100: %(confidence)s of %(margin)s points "
-        "over %(runner)s."
-    ) % {**values, "margin": margin, "confidence": confidence_words(margin)}
+    # How firm that is, is said once (summary.firmness), from the scores and the money.
+    return _("On your answers it scores %(score)s of 100, %(margin)s points over %(runner)s.") % {
+        **values,
+        "margin": margin,
+    }
 
 
 def answers_table(answers: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -277,9 +270,7 @@ def _summary_shown(
         ),
         "price_dates": summary.price_dates(costs),
         "scored": scored,
-        "firmness": firmness_shown(
-            result, sensitivity, odds_of=costs.get("cheapest"), odds=decision.odds
-        ),
+        "firmness": firmness_shown(decision),
     }
 
 

@@ -214,46 +214,100 @@ FIRMNESS_WORDS = {
 }
 
 
+FIRM_NEEDS_ODDS = 0.6  # "Firm" never stands beside a smaller share, unless an answer overrides
+SURE_ODDS = 0.9  # "Close call" never stands beside a larger one
+
+
 def firmness(
-    *, margin: float | None, closest_flip: float | None, odds: float | None
+    *,
+    margin: float | None,
+    closest_flip: float | None,
+    odds: float | None,
+    runner: str | None = None,
+    overriding: Sequence[str] = (),
 ) -> tuple[str, str]:
-    """`firm`, `leaning` or `close_call`, and the reason in a line. `closest_flip`: how far
-    the closest weight must move to change the recommendation (None: no weight between 0×
-    and 3× does); `odds`: the share of draws in which it is the cheapest (None: not drawn,
-    or it is not the cheapest)."""
-    points = f"{margin or 0:g}"
-    if (margin or 0) < CLOSE_MARGIN:
-        return "close_call", _("Only %(points)s points ahead of the runner-up.") % {
-            "points": points
+    """`firm`, `leaning` or `close_call`, and the reason in a line: one definition from the
+    scores (the margin over the runner-up, how far the closest weight must move) and the money
+    (the share of draws in which the recommendation is the cheapest). `closest_flip`: None
+    when no weight between 0× and 3× changes it; `odds`: None when nothing was drawn;
+    `runner`: the runner-up's name; `overriding`: the answers that set cost aside, when the
+    recommendation is not the cheapest."""
+    values = {
+        "points": f"{margin or 0:g}",
+        "runner": runner or _("the runner-up"),
+        "share": percent_text(odds) if odds is not None else "",
+        "pct": percent_text(closest_flip) if closest_flip is not None else "",
+    }
+    ahead = _("%(points)s points ahead of %(runner)s on the answers' score (0–100)") % values
+    if overriding and odds is not None and odds < FIRM_NEEDS_ODDS:
+        return "firm", _(
+            "%(ahead)s. It is the cheapest in only %(share)s of the draws, and your answer "
+            "that sets cost aside carries it: %(answers)s."
+        ) % {**values, "ahead": ahead, "answers": _("; ").join(overriding)}
+    doubts = _doubts(values, margin=margin, closest_flip=closest_flip, odds=odds)
+    if doubts and (odds is None or odds <= SURE_ODDS):
+        return "close_call", _("%(ahead)s, but %(why)s.") % {
+            "ahead": ahead,
+            "why": _("; ").join(doubts),
         }
-    if closest_flip is not None and closest_flip <= CLOSE_FLIP:
-        return "close_call", _(
-            "%(points)s points ahead, but one weight changed by %(pct)s would change it."
-        ) % {"points": points, "pct": percent_text(closest_flip)}
-    if odds is not None and odds < CLOSE_ODDS:
-        return "close_call", _(
-            "%(points)s points ahead, but the cheapest in only %(share)s of the draws."
-        ) % {"points": points, "share": percent_text(odds)}
-    weak = []
-    if (margin or 0) < FIRM_MARGIN:
-        weak.append(_("the margin is under %(firm)s points") % {"firm": f"{FIRM_MARGIN:g}"})
-    if closest_flip is not None and closest_flip <= FIRM_FLIP:
-        weak.append(
-            _("a weight changed by %(pct)s would change it") % {"pct": percent_text(closest_flip)}
-        )
-    if odds is not None and odds < FIRM_ODDS:
-        weak.append(
-            _("it is the cheapest in %(share)s of the draws") % {"share": percent_text(odds)}
-        )
+    weak = _weaknesses(values, margin=margin, closest_flip=closest_flip, odds=odds)
     if weak:
-        return "leaning", _("%(points)s points ahead; %(why)s.") % {
-            "points": points,
-            "why": _("; ").join(weak),
+        sure = (
+            _("it is the cheapest in %(share)s of the draws") % values
+            if odds is not None and odds > SURE_ODDS
+            else None
+        )
+        return "leaning", _("%(ahead)s; %(why)s.") % {
+            "ahead": ahead,
+            "why": _("; ").join([*weak, *([sure] if sure else [])]),
         }
     return "firm", _(
-        "%(points)s points ahead; no single weight within half to one and a half times its "
-        "value changes it."
-    ) % {"points": points}
+        "%(ahead)s; no single weight within half to one and a half times its value changes "
+        "it%(money)s."
+    ) % {
+        "ahead": ahead,
+        "money": _(", and it is the cheapest in %(share)s of the draws") % values
+        if odds is not None
+        else "",
+    }
+
+
+def _doubts(
+    values: Mapping[str, str],
+    *,
+    margin: float | None,
+    closest_flip: float | None,
+    odds: float | None,
+) -> list[str]:
+    """What makes a recommendation a close call: a thin lead, a weight near its flip, poor
+    odds."""
+    found = []
+    if (margin or 0) < CLOSE_MARGIN:
+        found.append(_("the lead is under %(close)s points") % {"close": f"{CLOSE_MARGIN:g}"})
+    if closest_flip is not None and closest_flip <= CLOSE_FLIP:
+        found.append(_("one weight changed by %(pct)s would change it") % values)
+    if odds is not None and odds < CLOSE_ODDS:
+        found.append(_("it is the cheapest in only %(share)s of the draws") % values)
+    return found
+
+
+def _weaknesses(
+    values: Mapping[str, str],
+    *,
+    margin: float | None,
+    closest_flip: float | None,
+    odds: float | None,
+) -> list[str]:
+    """What keeps a recommendation from firm: a lead under the firm margin, a weight within
+    half its value of a flip, odds under the firm share."""
+    found = []
+    if (margin or 0) < FIRM_MARGIN:
+        found.append(_("the margin is under %(firm)s points") % {"firm": f"{FIRM_MARGIN:g}"})
+    if closest_flip is not None and closest_flip <= FIRM_FLIP:
+        found.append(_("a weight changed by %(pct)s would change it") % values)
+    if odds is not None and odds < FIRM_ODDS:
+        found.append(_("it is the cheapest in %(share)s of the draws") % values)
+    return found
 
 
 def what_would_flip(sensitivity: Mapping[str, Any], costs: Mapping[str, Any]) -> list[str]:

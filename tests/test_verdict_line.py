@@ -5,12 +5,15 @@ figure. The figures are the ledger's (`decision.options`), in both languages and
 from __future__ import annotations
 
 import re
+from html import unescape
 from typing import Any
 
 import pytest
 from django.urls import reverse
+from hypothesis import given
+from hypothesis import strategies as st
 
-from decider import numbers
+from decider import numbers, summary
 from decider.engine.outcomes import outcome_name
 from tests.factories import make_answers, make_assessment
 from tests.test_one_price import scored
@@ -144,3 +147,44 @@ def test_the_options_at_a_glance_read_in_chinese(client, rules):
     shown = first_screen(client, edit, currency="CNY")
     glance = shown[shown.index('id="at-a-glance"') : shown.index("</ol>")]
     assert "已排除" in glance and "¥" in glance and "Ruled out" not in glance
+
+
+# --- one firmness (issue 52) -----------------------------------------------------------------
+
+
+@given(
+    margin=st.floats(0, 100),
+    flip=st.none() | st.floats(0.01, 3),
+    odds=st.none() | st.floats(0, 1),
+    overriding=st.sampled_from([(), ("Data residency (all)",)]),
+)
+def test_firm_never_stands_beside_poor_odds_nor_a_close_call_beside_sure_ones(
+    margin, flip, odds, overriding
+):
+    key, reason = summary.firmness(
+        margin=margin, closest_flip=flip, odds=odds, runner="Hybrid", overriding=overriding
+    )
+    assert "points ahead of Hybrid on the answers' score" in reason  # ahead of what, and on what
+    if key == "firm" and odds is not None and odds < summary.FIRM_NEEDS_ODDS:
+        assert overriding and overriding[0] in reason  # the page names the overriding answer
+    if key == "close_call":
+        assert odds is None or odds <= summary.SURE_ODDS
+
+
+@pytest.mark.parametrize("case", GLANCE_CASES)
+def test_the_firmness_is_one_word_and_reason_wherever_it_is_shown(client, rules, case):
+    edit, document = result(client, GLANCE_CASES[case])
+    firmness = document["summary"]["firmness"]
+    page = client.get(reverse("decider-result", args=[edit])).content.decode()
+    shown = re.search(
+        r'id="firmness" data-firmness="([a-z_]+)"><strong>.*?</strong>(.*?)</p>', page, re.S
+    )
+    assert shown, page[:200]
+    assert shown.group(1) == firmness["level"]
+    assert unescape(shown.group(2)).strip() == firmness["reason"]
+    assert "a strong lead" not in page and "a clear lead" not in page  # no second word
+    share = (document["odds"].get("cheapest_probability") or {}).get(document["recommendation"])
+    if firmness["level"] == "firm" and share is not None and share < 0.6:
+        assert "sets cost aside" in firmness["reason"]
+    if firmness["level"] == "close_call":
+        assert share is None or share <= 0.9
