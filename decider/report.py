@@ -599,9 +599,18 @@ def _api_shown(costs: Mapping[str, Any], currency: str) -> dict[str, Any] | None
 
 
 def _outcomes_explained(result: scoring.Result) -> list[dict[str, Any]]:
-    """Each outcome's row, best first, with its warnings and the answers that pushed it."""
+    """Each outcome's row with its warnings and the answers that pushed it: the
+    recommendation first, then the others in play best first, then those the constraints
+    rule out (a ruled-out option never leads "Why", whatever it scores)."""
     language = get_language() or "en"
-    rows = sorted(outcome_rows(result), key=lambda row: -row["score"])
+    rows = sorted(
+        outcome_rows(result),
+        key=lambda row: (
+            row["key"] != result.recommendation,
+            bool(row["excluded"]),
+            -row["score"],
+        ),
+    )
     for row in rows:
         drivers = result.drivers(row["key"])
         row |= {

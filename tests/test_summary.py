@@ -112,8 +112,8 @@ def test_the_report_opens_with_the_summary_and_ends_with_the_appendix(client, ru
     ]
     assert order == sorted(order)
     appendix = page[page.index('id="appendix"') :]
-    assert 'id="why-title"' in appendix and 'id="assumptions-title"' in appendix
-    assert 'id="why-title"' not in page[: page.index('id="appendix"')]
+    assert 'id="drivers-title"' in appendix and 'id="assumptions-title"' in appendix
+    assert 'id="drivers-title"' not in page[: page.index('id="appendix"')]
     head = page[: page.index('id="scores-title"')]
     for words in ("Present value at 8 %", "Capital up front", "Per useful GPU-hour", "Next steps"):
         assert words in head

@@ -188,3 +188,39 @@ def test_the_firmness_is_one_word_and_reason_wherever_it_is_shown(client, rules,
         assert "sets cost aside" in firmness["reason"]
     if firmness["level"] == "close_call":
         assert share is None or share <= 0.9
+
+
+# --- why (issue 52) --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("language", ["en", "zh-hans"])
+def test_why_opens_with_the_recommendation_and_a_ruled_out_option_sits_apart(
+    client, rules, language
+):
+    """The bank: the hybrid it may not choose can outscore the recommendation; its reasons
+    sit under their own heading after the recommendation's."""
+    edit, document = result(client, GLANCE_CASES["bank"])
+    client.defaults["HTTP_ACCEPT_LANGUAGE"] = language
+    page = client.get(reverse("decider-result", args=[edit])).content.decode()
+    why = page[page.index('class="drivers"') :]
+    groups = re.findall(r'class="driver-group[^"]*" data-outcome="([a-z_]+)"', why)
+    assert groups[0] == document["recommendation"]
+    excluded = [outcome for outcome in groups if outcome in document["excluded"]]
+    assert excluded and groups[-len(excluded) :] == excluded
+    heading = why.index('id="ruled-out-reasons"')
+    assert heading > why.index(f'data-outcome="{document["recommendation"]}"')
+    assert heading < why.index(f'data-outcome="{excluded[0]}"')
+    assert why.count('id="ruled-out-reasons"') == 1
+
+
+@pytest.mark.parametrize(
+    ("language", "said"), [("en", "pay per token"), ("zh-hans", "按 token 付费")]
+)
+def test_the_home_page_and_the_report_say_what_decider_decides(client, rules, language, said):
+    client.defaults["HTTP_ACCEPT_LANGUAGE"] = language
+    home = client.get(reverse("decider-home")).content.decode()
+    assert said in home
+    _assessment, _edit, view = make_assessment(answers=make_answers("inference"))
+    report = client.get(reverse("decider-view-report", args=[view])).content.decode()
+    eyebrow = re.search(r'<p class="eyebrow">(.*?)</p>', report, re.S)
+    assert eyebrow and said in eyebrow.group(1)
