@@ -18,7 +18,7 @@ from django.utils.translation import gettext as _
 from decider import numbers
 from decider.engine.figures import FIGURES
 from decider.engine.markets import CURRENCY, symbol_of
-from decider.engine.outcomes import cost_option_label
+from decider.engine.outcomes import API, cost_option_label
 from decider.engine.text import is_chinese
 from decider.engine.vocabulary import LINE_LABELS
 from decider.formats import tokens_text
@@ -32,6 +32,7 @@ COLORS = {
     "cloud_reserved": "#ad5a8e",
     "cloud_committed": "#a86f00",
     "hybrid": "#008060",
+    "api": "#000000",
     "low": "#0072b2",
     "high": "#d55e00",
     "marker": "#444444",
@@ -42,6 +43,7 @@ DASHES = {
     "cloud_reserved": "dot",
     "cloud_committed": "dashdot",
     "hybrid": "longdash",
+    "api": "longdashdot",
 }
 SYMBOLS = {
     "onprem": "circle",
@@ -49,6 +51,7 @@ SYMBOLS = {
     "cloud_reserved": "diamond",
     "cloud_committed": "triangle-up",
     "hybrid": "x",
+    "api": "star",
 }
 # Bar fill patterns: the tornado's two sides and the compare chart's options.
 PATTERNS = {
@@ -315,8 +318,10 @@ def chart_cumulative(
     costs: dict, *, recommended: str | None = None, odds: dict | None = None
 ) -> Chart:
     currency, months = costs["currency"], costs["horizon_months"]
-    keys = ["onprem", "cloud_on_demand", "cloud_reserved", "cloud_committed"] + (
-        ["hybrid"] if _distinct_hybrid(costs) else []
+    keys = (
+        ["onprem", "cloud_on_demand", "cloud_reserved", "cloud_committed"]
+        + (["hybrid"] if _distinct_hybrid(costs) else [])
+        + ([API] if _per_token_in_play(costs) else [])
     )
     x = list(range(months + 1))
     bands = odds["bands"] if odds else None
@@ -347,6 +352,11 @@ def chart_cumulative(
     headers = [_("Month")] + [f"{cost_option_label(key)} ({currency})" for key in keys]
     rows = [[m] + [costs["cumulative"][key][m] for key in keys] for m in x]
     return Chart("cumulative", title, _cumulative_summary(costs, odds), figure, headers, rows)
+
+
+def _per_token_in_play(costs: dict) -> bool:
+    """Whether the per-token outcome is priced beside the GPUs, month by month."""
+    return bool(costs.get("api")) and API in (costs.get("cumulative") or {})
 
 
 def _cumulative_lines(

@@ -36,6 +36,7 @@ from decider.engine.decided import Decision
 from decider.engine.figures import FIGURES, is_estimate, is_unofficial
 from decider.engine.markets import currency_rate, symbol_of
 from decider.engine.outcomes import (
+    API,
     COST_OPTIONS,
     OUTCOME_SUMMARIES,
     OUTCOMES,
@@ -315,15 +316,25 @@ def _total_rows(costs: Mapping[str, Any]) -> list[dict[str, Any]]:
                 "compared": outcome in compared,
             }
         )
+    if costs.get("api") and API in costs.get("yearly", {}):
+        rows.append(
+            {
+                "key": API,
+                "label": cost_option_label(API),
+                "total": costs["totals"][API],
+                "present_value": costs["present_value"][API],
+                "compared": True,  # priced only where it is offered (hosted.api_section)
+            }
+        )
     return rows
 
 
 def _yearly_rows(costs: Mapping[str, Any]) -> list[list[Any]]:
-    """Year by year, each option's spending."""
-    years = len(next(iter(costs["yearly"].values())))
-    return [
-        [year + 1] + [costs["yearly"][key][year] for key in COST_OPTIONS] for year in range(years)
-    ]
+    """Year by year, each option's spending: the columns of the totals table (the per-token
+    outcome among them when it is priced)."""
+    keys = [row["key"] for row in _total_rows(costs)]
+    years = len(costs["yearly"]["onprem"])
+    return [[year + 1] + [costs["yearly"][key][year] for key in keys] for year in range(years)]
 
 
 def cost_notes(costs: Mapping[str, Any]) -> list[str]:

@@ -224,3 +224,48 @@ def test_the_home_page_and_the_report_say_what_decider_decides(client, rules, la
     report = client.get(reverse("decider-view-report", args=[view])).content.decode()
     eyebrow = re.search(r'<p class="eyebrow">(.*?)</p>', report, re.S)
     assert eyebrow and said in eyebrow.group(1)
+
+
+# --- per token beside the GPUs, month by month (issue 52) -----------------------------------
+
+
+def test_per_token_is_a_line_of_the_cumulative_chart_and_a_column_of_the_years(client, rules):
+    from decider.charts import chart_cumulative
+    from decider.engine.outcomes import cost_option_label
+
+    answers = make_answers(
+        "inference",
+        work={"inference": {"params_b": 70, "tokens_per_day_m": 2_000, "peak_to_average": 2}},
+    )
+    for key in ("gpus", "utilization_pct", "demand_shape"):
+        answers.pop(key, None)
+    _assessment, edit, _checked = scored(answers)
+    costs = client.get(reverse("decider-edit-json", args=[edit])).json()["result"]["costs"]
+    assert costs["api"], "per token is priced for this service"
+    total = costs["totals"]["api"]
+    # One price: the line ends at the per-token total, the years add up to it.
+    assert costs["cumulative"]["api"][-1] == pytest.approx(total, abs=0.01 * 61)
+    assert sum(costs["yearly"]["api"]) == pytest.approx(total, abs=0.01 * 61)
+    chart = chart_cumulative(costs)
+    names = [trace.get("legendgroup") for trace in chart.figure["data"]]
+    assert "api" in names
+    page = client.get(reverse("decider-result", args=[edit])).content.decode()
+    years = page[page.index("Spending year by year") :]
+    years = years[: years.index("</table>")]
+    assert cost_option_label("api") in years
+    assert numbers.money_full(costs["yearly"]["api"][0], "USD", "en") in years
+
+
+@pytest.mark.parametrize("language", ["en", "zh-hans"])
+def test_a_stage_reason_never_contradicts_the_direction_answered(client, rules, language):
+    """The startup that answered its direction is settled is not told it is unsettled: not
+    in the reasons the JSON gives for every contribution, nor on the page."""
+    settled = make_answers("startup", direction_settled=True)
+    _assessment, edit, _view = make_assessment(answers=settled)
+    client.defaults["HTTP_ACCEPT_LANGUAGE"] = language
+    document = client.get(reverse("decider-edit-json", args=[edit])).json()["result"]
+    reasons = " ".join(str(item["reason"]) for item in document["contributions"])
+    page = unescape(client.get(reverse("decider-result", args=[edit])).content.decode())
+    for unsettled in ("not yet settled", "not yet fully settled", "尚未完全确定", "尚未确定"):
+        assert unsettled not in reasons, unsettled
+        assert unsettled not in page, unsettled

@@ -113,9 +113,17 @@ def present_values(monthly: pd.DataFrame, rate: float) -> dict[str, float]:
 
 def yearly(monthly: pd.DataFrame) -> dict[str, list[float]]:
     """Each option's spending per year: year k holds months 12(k-1)+1 .. 12k (month 0 in year 1)."""
-    years = np.maximum(np.ceil(monthly.index.to_numpy(dtype=float) / 12), 1).astype(int)
+    sums = yearly_sums(monthly.to_numpy(dtype=float), monthly.index.to_numpy(dtype=float))
+    return {str(option): [float(v) for v in sums[:, i]] for i, option in enumerate(monthly)}
+
+
+def yearly_sums(values: np.ndarray, months: np.ndarray | None = None) -> np.ndarray:
+    """The rows of `values` (months 0..H, or `months`) summed by year, as `yearly` counts
+    them: year k holds months 12(k-1)+1 .. 12k, month 0 in year 1."""
+    month = np.arange(len(values), dtype=float) if months is None else months
+    years = np.maximum(np.ceil(month / 12), 1).astype(int)
     # The months of a year are consecutive rows: sum each run (pandas' groupby on an array
     # key formats the whole array into an error message it then discards).
     starts = np.flatnonzero(np.r_[True, years[1:] != years[:-1]])
-    sums = np.add.reduceat(monthly.to_numpy(dtype=float), starts, axis=0)
-    return {str(option): [float(v) for v in sums[:, i]] for i, option in enumerate(monthly)}
+    sums: np.ndarray = np.add.reduceat(values, starts, axis=0)
+    return sums

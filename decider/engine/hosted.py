@@ -18,7 +18,9 @@ from typing import Any
 import numpy as np
 
 from decider.engine import costs, markets, questionnaire, sizing, tokens
+from decider.engine.cashflow import yearly_sums
 from decider.engine.future import future_of
+from decider.engine.outcomes import API
 from decider.engine.text import Text
 
 BOOK_PATH = Path(__file__).resolve().parents[2] / "fixtures" / "token_prices.json"
@@ -116,7 +118,9 @@ def api_section(
         for f in FACTORS
     ]
     total, present = api_at(own)
+    bills = _api_bills(price, answers, computed, own, rate=rate, fall=fall)
     return {
+        **_api_lines(bills, computed),
         "api_hybrid": _api_hybrid(
             answers, cost_at, api_at, volume=own, excluded=excluded, bought=_bought(figures)
         ),
@@ -261,6 +265,23 @@ def _api_value(
     fall: float,
 ) -> tuple[float, float]:
     """(total, present value) in the page's currency of `volume` million tokens a day."""
+    bills = _api_bills(price, answers, computed, volume, rate=rate, fall=fall)
+    total, present = tokens.totals(bills, float(computed["discount_rate"]))
+    return round(total, 2), round(present, 2)
+
+
+def _api_bills(
+    price: tokens.TokenPrice,
+    answers: Mapping[str, Any],
+    computed: Mapping[str, Any],
+    volume: float,
+    *,
+    rate: float,
+    fall: float,
+) -> np.ndarray:
+    """The per-token bill of each month 0..H in the page's currency, for `volume` million
+    tokens a day growing as the service does: what its total, its present value, its
+    cumulative line and its years all read."""
     share = _share(answers)
     months = int(computed["horizon_months"])
     bills = tokens.monthly_costs(
@@ -270,10 +291,20 @@ def _api_value(
         months=months,
         fall_pct_per_year=fall,
     )
-    total, present = tokens.totals(
-        bills * _growth(answers, months) * rate, float(computed["discount_rate"])
-    )
-    return round(total, 2), round(present, 2)
+    spent: np.ndarray = bills * _growth(answers, months) * rate
+    return spent
+
+
+def _api_lines(bills: np.ndarray, computed: Mapping[str, Any]) -> dict[str, Any]:
+    """The per-token outcome beside the GPU options in the cumulative and yearly lines."""
+    years = yearly_sums(bills)
+    return {
+        "cumulative": {
+            **computed["cumulative"],
+            API: [round(float(v), 2) for v in np.cumsum(bills)],
+        },
+        "yearly": {**computed["yearly"], API: [round(float(v), 2) for v in years]},
+    }
 
 
 def _growth(answers: Mapping[str, Any], months: int) -> np.ndarray:
