@@ -46,7 +46,7 @@ from decider.engine.outcomes import (
 from decider.engine.text import is_chinese
 from decider.engine.vocabulary import MODEL_CLASSES, PROVIDER_KINDS
 from decider.models import Assessment
-from decider.services import assessment_costs, assessment_decision
+from decider.services import assessment_decision
 
 # The report's paper sizes, as Chromium names them (decider/pdf.py prints them).
 PAPERS = {"a4": "A4", "letter": "Letter"}
@@ -749,14 +749,18 @@ def compare_context(assessments: list[Assessment], *, currency: str) -> dict[str
     for number, assessment in enumerate(assessments, start=1):
         result = assessment.scoring_result()
         assert result is not None, "compare scored assessments"
-        costs = assessment_costs(assessment, currency=currency)
+        decision = assessment_decision(assessment, currency=currency)
+        verdict = verdict_line(decision)
         columns.append(
             {
                 "assessment": assessment,
                 "title": assessment.name or _("Assessment %(number)s") % {"number": number},
                 "recommendation": outcome_name(result.recommendation),
+                "verdict": verdict["sentence"] if verdict else "—",
+                "plan": plan_line(decision)["sentence"],
                 "outcomes": outcome_rows(result),
-                "costs": costs,
+                "costs": decision.costs,
+                "present": {o: decision.present[o] for o in decision.order},
             }
         )
     answer_rows = []
@@ -786,6 +790,13 @@ def compare_context(assessments: list[Assessment], *, currency: str) -> dict[str
         {"label": cost_option_label(key), "values": [c["costs"]["totals"][key] for c in columns]}
         for key in COST_OPTIONS
     ]
+    # Each outcome's present value as that assessment's verdict reads it (the plan, over its
+    # own future): the figure a growth scenario and its original differ by.
+    present_rows = [
+        {"label": outcome_name(outcome), "values": [c["present"].get(outcome) for c in columns]}
+        for outcome in OUTCOMES
+        if any(outcome in c["present"] for c in columns)
+    ]
     cells = [{row["key"]: row for row in c["outcomes"]} for c in columns]
     score_rows = [
         {"name": outcome_name(outcome), "cells": [found.get(outcome) for found in cells]}
@@ -797,6 +808,7 @@ def compare_context(assessments: list[Assessment], *, currency: str) -> dict[str
         "score_rows": score_rows,
         "answer_rows": answer_rows,
         "totals": totals,
+        "present_rows": present_rows,
         "currency": currency,
         "chart": chart_compare(
             [(c["title"], c["costs"]) for c in columns],

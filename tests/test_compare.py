@@ -107,3 +107,37 @@ def test_a_token_longer_than_any_link_is_ignored_not_an_error(client, pair):
     response = client.get(reverse("decider-compare"), {"a": ["y" * 10_000, start_view]})
     assert response.status_code == 200
     assert "at least two" in response.content.decode()
+
+
+def test_a_growth_scenario_and_its_original_differ_by_their_present_values_and_plans(client, rules):
+    """Issue 52: scores alone read the same for a growing startup and its original; the
+    present values the verdicts read and each side's plan tell them apart."""
+    import re
+
+    from decider import numbers
+    from tests.factories import make_growing_answers
+
+    _a, _e, flat_view = make_assessment(name="Today", answers=make_answers("startup"))
+    _b, _f, grown_view = make_assessment(name="Growing", answers=make_growing_answers())
+    response = client.get(reverse("decider-compare"), {"a": [flat_view, grown_view]})
+    page = response.content.decode()
+    assert 'class="plan-row"' in page and 'class="verdict-row"' in page
+    presents = response.context["present_rows"]
+    assert presents and all(len(row["values"]) == 2 for row in presents)
+    assert any(row["values"][0] != row["values"][1] for row in presents)
+    for number, view in enumerate((flat_view, grown_view)):
+        document = client.get(reverse("decider-view-json", args=[view])).json()["result"]
+        for option in document["decision"]["options"]:
+            shown = numbers.money_full(option["present_value"], "USD", "en")
+            row = re.search(
+                rf"Present value: [^<]*</th>(?:<td[^>]*>.*?</td>){{{number}}}<td[^>]*>{re.escape(shown)}</td>",
+                page,
+            )
+            assert row, (option["outcome"], shown)
+    plans = re.search(r'class="plan-row"><th[^>]*>.*?</th><td>(.*?)</td><td>(.*?)</td>', page)
+    assert plans
+    for number, view in enumerate((flat_view, grown_view), start=1):
+        headline = client.get(reverse("decider-view-json", args=[view])).json()["result"][
+            "summary"
+        ]["headline"]
+        assert plans.group(number) in headline  # each side's own plan
