@@ -25,7 +25,9 @@ from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
+from django.utils.html import format_html
 from django.utils.http import content_disposition_header
+from django.utils.safestring import SafeString
 from django.utils.translation import get_language, gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 from simple_history.admin import SimpleHistoryAdmin
@@ -290,6 +292,36 @@ class CriterionInlineFormSet(forms.BaseInlineFormSet):
             raise ValidationError([p.message for p in problems])
 
 
+class ReadOnlyValue(forms.Widget):
+    """A published value as text, not a greyed input beside a Save button: the field is
+    disabled, so whatever is posted for it is ignored."""
+
+    def __init__(self, note: str) -> None:
+        super().__init__()
+        self.note = note
+
+    def render(self, name: str, value: Any, attrs: Any = None, renderer: Any = None) -> SafeString:
+        return format_html(
+            '<span class="read-only-value" title="{}">{} <small>({})</small></span>',
+            self.note,
+            value,
+            gettext("published"),
+        )
+
+    def value_from_datadict(self, data: Any, files: Any, name: str) -> Any:
+        return None
+
+
+WEIGHT_SCALE = _(
+    "Weights are relative: a criterion's share of an option's score is its weight over the "
+    "sum of the weights in its rule set, so only the ratios matter. Most criteria weigh 1 to "
+    "4. A decisive cost gap (the cheapest allowed option a quarter or more below the "
+    "runner-up in nine draws of ten or more) weighs far more, to outweigh the other answers "
+    "together, unless an answer marked as overriding cost favours another option. Weights of "
+    "a published version are shown as text: make a draft to change them."
+)
+
+
 class CriterionWeightForm(forms.ModelForm):
     """A row of the criteria list: the weight, editable for drafts only."""
 
@@ -303,7 +335,7 @@ class CriterionWeightForm(forms.ModelForm):
         if self.instance.pk and self.instance.ruleset.is_published:
             # A disabled field keeps its saved value whatever is posted.
             self.fields["weight"].disabled = True
-            self.fields["weight"].widget.attrs["title"] = str(READ_ONLY_NOTE)
+            self.fields["weight"].widget = ReadOnlyValue(str(READ_ONLY_NOTE))
 
     def clean(self) -> dict[str, Any]:
         super().clean()
@@ -917,6 +949,10 @@ class CriterionAdmin(PublishedReadOnly, DraftRuleSetField, HistoryAdmin):
 
     def get_changelist_form(self, request: HttpRequest, **kwargs: Any):
         return CriterionWeightForm
+
+    def changelist_view(self, request: HttpRequest, extra_context: Any = None) -> Any:
+        context = {"weight_scale": WEIGHT_SCALE, **(extra_context or {})}
+        return super().changelist_view(request, context)
 
     def get_changelist_formset(self, request: HttpRequest, **kwargs: Any):
         kwargs.setdefault("formset", CriterionWeightFormSet)

@@ -743,26 +743,31 @@ def figure_changes(
     ]
 
 
+def _compare_column(assessment: Assessment, number: int, *, currency: str) -> dict[str, Any]:
+    """One assessment's column: its recommendation, verdict and plan, its scores, its costs
+    and each outcome's present value as its verdict reads it."""
+    result = assessment.scoring_result()
+    assert result is not None, "compare scored assessments"
+    decision = assessment_decision(assessment, currency=currency)
+    verdict = verdict_line(decision)
+    return {
+        "assessment": assessment,
+        "title": assessment.name or _("Assessment %(number)s") % {"number": number},
+        "recommendation": outcome_name(result.recommendation),
+        "verdict": verdict["sentence"] if verdict else "—",
+        "plan": plan_line(decision)["sentence"],
+        "outcomes": outcome_rows(result),
+        "costs": decision.costs,
+        "present": {o: decision.present[o] for o in decision.order},
+    }
+
+
 def compare_context(assessments: list[Assessment], *, currency: str) -> dict[str, Any]:
     """Answers (differences marked), scores, recommendations, totals and overlaid costs."""
-    columns: list[dict[str, Any]] = []
-    for number, assessment in enumerate(assessments, start=1):
-        result = assessment.scoring_result()
-        assert result is not None, "compare scored assessments"
-        decision = assessment_decision(assessment, currency=currency)
-        verdict = verdict_line(decision)
-        columns.append(
-            {
-                "assessment": assessment,
-                "title": assessment.name or _("Assessment %(number)s") % {"number": number},
-                "recommendation": outcome_name(result.recommendation),
-                "verdict": verdict["sentence"] if verdict else "—",
-                "plan": plan_line(decision)["sentence"],
-                "outcomes": outcome_rows(result),
-                "costs": decision.costs,
-                "present": {o: decision.present[o] for o in decision.order},
-            }
-        )
+    columns = [
+        _compare_column(assessment, number, currency=currency)
+        for number, assessment in enumerate(assessments, start=1)
+    ]
     answer_rows = []
     for key, question in questionnaire.QUESTIONS.items():
         values = [a.answers.get(key) for a in assessments]

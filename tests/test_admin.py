@@ -108,8 +108,11 @@ def test_it_ignores_a_weight_posted_for_a_published_criterion_in_the_list(admin_
     before = ruleset_export(v1)
     url = reverse("admin:decider_criterion_changelist") + f"?ruleset__id__exact={v1.pk}"
     page = admin_client.get(url)
-    assert 'name="form-0-weight"' in page.content.decode()
-    assert "disabled" in str(page.context["cl"].formset.forms[0]["weight"])
+    html = page.content.decode()
+    # A published weight is text, not a greyed input beside a Save button (issue 52).
+    assert 'name="form-0-weight"' not in html and 'class="read-only-value"' in html
+    assert page.context["cl"].formset.forms[0].fields["weight"].disabled
+    assert 'id="weight-scale"' in html and "Weights are relative" in html
     data = changelist_data(page)
     data["form-0-weight"] = "9"
     admin_client.post(url, data)

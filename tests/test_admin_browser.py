@@ -72,3 +72,32 @@ def test_an_admin_publishes_a_draft_with_a_changed_weight(
     assert fresh.recommendation == "cloud"
     saved["inference"].refresh_from_db()
     assert (saved["inference"].ruleset.version, saved["inference"].recommendation) == (1, "onprem")
+
+
+@pytest.mark.parametrize("locale", ["en-US", "zh-CN"])
+def test_the_criteria_list_explains_the_weights_and_fits_at_1280(
+    browser, live_server, rules, django_user_model, locale
+):
+    """Issue 52: the scale of the weights is explained, a published weight is text, and the
+    list's last columns are on screen at 1280 px."""
+    django_user_model.objects.create_superuser("admin", "a@example.com", "pw-Decider-1")
+    page = new_page(browser, locale=locale)
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.goto(f"{live_server.url}/admin/login/?next=/admin/decider/criterion/")
+    page.locator("#id_username").fill("admin")
+    page.locator("#id_password").fill("pw-Decider-1")
+    page.locator("input[type=submit]").click()
+    expect(page.locator("#weight-scale")).to_be_visible()
+    expect(page.locator("#result_list input[name$='-weight']")).to_have_count(0)
+    expect(page.locator("#result_list .read-only-value").first).to_be_visible()
+    overflow = page.evaluate(
+        "() => [document.documentElement.scrollWidth, window.innerWidth,"
+        " Math.round(document.querySelector('#result_list').getBoundingClientRect().right),"
+        " Math.round((document.querySelector('#changelist-filter') ||"
+        " {getBoundingClientRect: () => ({left: window.innerWidth})})"
+        ".getBoundingClientRect().left)]"
+    )
+    page.screenshot(path=f"/tmp/admin-criteria-{locale}.png", full_page=False)
+    scroll, inner, table_right, filters_left = overflow
+    # On screen, and not under the filters beside it.
+    assert scroll <= inner and table_right <= min(inner, filters_left), overflow
