@@ -218,10 +218,11 @@ def _recommended_plan(decision: Decision) -> dict[str, Any]:
 
 
 def _option_name(costs: Mapping[str, Any], outcome: str) -> str:
-    """An outcome as the verdict line names it: cloud by the mode that prices it."""
-    if outcome == "cloud" and costs.get("cheapest_cloud_mode"):
-        return cost_option_label(costs["cheapest_cloud_mode"])
-    return outcome_name(outcome)
+    """An outcome by its short name, as the first screen's lines name it: cloud by the mode
+    that prices it."""
+    if outcome == "cloud":
+        return cost_option_label(costs.get("cheapest_cloud_mode") or "cloud_on_demand")
+    return cost_option_label(outcome)
 
 
 def _span(months: int) -> str:

@@ -279,7 +279,8 @@ def _what_it_costs(decision: Decision, currency: str, language: str) -> dict[str
     """The summary's two money sentences: what the headline costs over the cheapest allowed
     option, and what a hard constraint costs when it rules out the cheapest."""
     return {
-        "extra_cost": summary.extra_cost_sentence(decision.extra_cost, currency),
+        # The verdict line above it states the difference; this names what carries it.
+        "extra_cost": summary.extra_cost_sentence(decision.extra_cost, currency, amount=False),
         "constraint_cost": summary.constraint_cost_sentence(
             decision.constraint_cost_in(language), currency
         ),

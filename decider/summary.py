@@ -708,9 +708,12 @@ def constraint_cost_sentence(found: Mapping[str, Any] | None, currency: str) -> 
     }
 
 
-def extra_cost_sentence(extra: Mapping[str, Any] | None, currency: str) -> str | None:
+def extra_cost_sentence(
+    extra: Mapping[str, Any] | None, currency: str, *, amount: bool = True
+) -> str | None:
     """When the headline is not the cheapest allowed option: what it costs extra, and the
-    answers that carry it (engine/verdict.py); None when it is the cheapest."""
+    answers that carry it (engine/verdict.py); None when it is the cheapest. `amount`: False
+    where the verdict line beside it already states the difference."""
     if not extra:
         return None
     language = _language()
@@ -734,7 +737,7 @@ def extra_cost_sentence(extra: Mapping[str, Any] | None, currency: str) -> str |
             "months in present value."
         )
         % values
-    ]
+    ][: 1 if amount else 0]
     if overriding:
         sentences.append(
             _(

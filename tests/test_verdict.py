@@ -284,7 +284,10 @@ def test_the_result_page_says_what_the_dearer_headline_costs(rules, client):
     page = client.get(reverse("decider-result", args=[edit])).content.decode()
     assert 'id="extra-cost"' in page
     shown = page.split('id="extra-cost"')[1].split("</p>")[0]
-    assert "more than Cloud GPU platform over 36 months in present value" in shown
+    # The difference is the verdict line's (issue 52); the paragraph names what carries it.
+    verdict_line = page.split('id="verdict-line"')[1].split("</p>")[0]
+    assert "over 3 years in present value" in verdict_line and "more than Cloud" in verdict_line
+    assert "more than" not in shown
     overriding, others = shown.split("sets it aside:")[1].split("The answers that carry it:")
     assert "Strict inference latency" in overriding
     assert "Expected average GPU utilization" in others and "70 % or more" not in others

@@ -14,7 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from decider import numbers, summary
-from decider.engine.outcomes import outcome_name
+from decider.engine.outcomes import cost_option_label
 from tests.factories import make_answers, make_assessment
 from tests.test_one_price import scored
 
@@ -62,7 +62,7 @@ def test_the_verdict_line_states_the_ledger_s_figures_against_the_runner_up(clie
     assert numbers.money_full(abs(gap), "USD", "en") in text
     assert ("less than" if gap >= 0 else "more than") in text
     if runner["outcome"] != "cloud":
-        assert outcome_name(runner["outcome"]) in text
+        assert cost_option_label(runner["outcome"]) in text
 
 
 def test_the_verdict_line_reads_the_same_in_chinese_and_in_yuan(client, rules):
@@ -231,7 +231,6 @@ def test_the_home_page_and_the_report_say_what_decider_decides(client, rules, la
 
 def test_per_token_is_a_line_of_the_cumulative_chart_and_a_column_of_the_years(client, rules):
     from decider.charts import chart_cumulative
-    from decider.engine.outcomes import cost_option_label
 
     answers = make_answers(
         "inference",
