@@ -334,20 +334,24 @@ def what_would_flip(sensitivity: Mapping[str, Any], costs: Mapping[str, Any]) ->
         gap = costs["totals"]["onprem"] - costs["totals"]["cloud_on_demand"]
         figure = FIGURES[top["name"]].label.get(_language()) if top["name"] in FIGURES else ""
         reverses = any(gap * (gap + delta) < 0 for delta in (top["low"], top["high"]))
+        # This gap is owning every GPU against renting them all on demand, not the verdict's
+        # (the recommendation against its runner-up): it says which and how large it is.
         sentences.append(
             (
                 _(
-                    "A 20 %% change in “%(figure)s” would reverse which costs less: owning "
-                    "or renting on demand."
+                    "A 20 %% change in “%(figure)s” would reverse which costs less of owning "
+                    "every GPU and renting them all on demand (%(gap)s apart in total today)."
                 )
                 if reverses
                 else _(
                     "The cost figure that matters most is “%(figure)s”: 20 %% either way moves "
-                    "the owning-versus-renting gap by %(delta)s, not enough to reverse it."
+                    "the gap between owning every GPU and renting them all on demand (%(gap)s "
+                    "in total) by %(delta)s, not enough to reverse it."
                 )
             )
             % {
                 "figure": figure,
+                "gap": money(abs(gap), costs["currency"]),
                 "delta": money(max(abs(top["low"]), abs(top["high"])), costs["currency"]),
             }
         )

@@ -268,3 +268,17 @@ def test_a_stage_reason_never_contradicts_the_direction_answered(client, rules, 
     for unsettled in ("not yet settled", "not yet fully settled", "尚未完全确定", "尚未确定"):
         assert unsettled not in reasons, unsettled
         assert unsettled not in page, unsettled
+
+
+def test_the_sensitivity_sentence_names_its_own_gap_beside_the_verdict_s(client, rules):
+    """Issue 52: "moves the gap by $5.93 M, not enough to reverse it" beside a verdict gap of
+    0.88 % read as a contradiction; the sentence now says which gap it moves and how large
+    that gap is, from the same totals the page shows."""
+    edit, document = result(client, make_answers("growth"))
+    costs = document["costs"]
+    page = unescape(client.get(reverse("decider-result", args=[edit])).content.decode())
+    gap = abs(costs["totals"]["onprem"] - costs["totals"]["cloud_on_demand"])
+    found = re.search(r"(The cost figure that matters most|A 20 % change in)[^<]*", page)
+    assert found, "the sensitivity sentence"
+    assert "owning every GPU and renting them all on demand" in found.group(0)
+    assert numbers.money_full(gap, "USD", "en") in found.group(0)
