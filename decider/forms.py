@@ -19,12 +19,13 @@ from django.utils.functional import lazy
 from django.utils.translation import get_language, gettext, gettext_lazy, gettext_noop
 from django.utils.translation import gettext_lazy as _
 
-from decider.engine import fleet, gpus, markets, odds, questionnaire, ranges, sizing
+from decider.engine import fleet, gpus, markets, odds, providers, questionnaire, ranges, sizing
 from decider.engine.figures import ADJUSTABLE_NAMES, FIGURES, Figure
 from decider.engine.workloads import MAX_WORKLOADS
 from decider.engine.workloads import NAME_MAX as WORKLOAD_NAME_MAX
-from decider.formats import month_text
+from decider.formats import month_text, small_price
 from decider.models import NAME_MAX_LENGTH
+from decider.models import Provider as ProviderRow
 
 
 def number_message(label: str, allowed: str) -> str:
@@ -161,6 +162,31 @@ def _named(question: questionnaire.Question) -> dict[str, str]:
     return {"label": gettext(question.label)}
 
 
+def listed_prices_text(answers: Mapping[str, Any]) -> str:
+    """The listed providers' on-demand prices for the answers' GPU model, by kind: the
+    figures the cloud is priced at, never a range typed beside them."""
+    gpu_model = answers.get("gpu_model") or "h100"
+    market = markets.market_of(answers)
+    found = providers.listed_ranges(ProviderRow.listed(market.key), gpu_model)
+    if not found:
+        return ""
+    kinds = {"neocloud": gettext("GPU clouds"), "hyperscaler": gettext("hyperscalers")}
+    parts = [
+        gettext("%(low)s to %(high)s at %(kind)s")
+        % {
+            "low": small_price(item.low, market.currency),
+            "high": small_price(item.high, market.currency),
+            "kind": kinds.get(item.kind, item.kind),
+        }
+        for item in found
+    ]
+    return gettext("Listed %(model)s prices an hour on demand: %(ranges)s (as of %(date)s).") % {
+        "model": gpus.GPUS[gpu_model].label if gpu_model in gpus.GPUS else gpu_model,
+        "ranges": gettext("; ").join(parts),
+        "date": month_text(max(item.latest for item in found)),
+    }
+
+
 class StepForm(forms.Form):
     """One step of the wizard. `revision` and `base`: the version and answers it was drawn with."""
 
@@ -181,6 +207,9 @@ class StepForm(forms.Form):
         super().__init__(data, initial=initial)
         if "gpu_model" in self.fields:
             cast(forms.ChoiceField, self.fields["gpu_model"]).choices = gpu_model_choices()
+        if "cloud_provider" in self.fields:
+            field = self.fields["cloud_provider"]
+            field.help_text = f"{field.help_text} {listed_prices_text(saved)}".strip()
 
     def clean_revision(self) -> int | None:
         try:

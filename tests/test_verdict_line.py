@@ -282,3 +282,26 @@ def test_the_sensitivity_sentence_names_its_own_gap_beside_the_verdict_s(client,
     assert found, "the sensitivity sentence"
     assert "owning every GPU and renting them all on demand" in found.group(0)
     assert numbers.money_full(gap, "USD", "en") in found.group(0)
+
+
+# --- one place for each price (issue 53's symptom) -----------------------------------------
+
+
+@pytest.mark.parametrize("language", ["en", "zh-hans"])
+def test_the_data_step_quotes_the_listed_providers_prices(client, rules, language):
+    """The wizard said H100 costs "$3–6 at GPU clouds, $7–12 at hyperscalers" while the
+    listed providers' figures said otherwise; it now reads those figures."""
+    from decider.engine.providers import listed_ranges
+    from decider.formats import small_price
+    from decider.models import Provider
+
+    _assessment, edit, _view = make_assessment(answers=make_answers("growth", gpu_model="h100"))
+    client.defaults["HTTP_ACCEPT_LANGUAGE"] = language
+    page = unescape(client.get(reverse("decider-step", args=[edit, "data"])).content.decode())
+    ranges = listed_ranges(Provider.listed("global"), "h100")
+    assert {item.kind for item in ranges} >= {"neocloud", "hyperscaler"}
+    for item in ranges:
+        assert (
+            f"{small_price(item.low, 'USD')}" in page and f"{small_price(item.high, 'USD')}" in page
+        )
+    assert "$3 to $6" not in page and "$7 to $12" not in page

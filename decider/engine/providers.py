@@ -79,6 +79,35 @@ class Provider:
         return Text(self.name, self.name_zh or self.name)
 
 
+@dataclass(frozen=True)
+class Listed:
+    """The range of one kind of provider's on-demand price for a GPU model."""
+
+    kind: str
+    low: float
+    high: float
+    latest: str  # the newest date among them
+
+
+def listed_ranges(providers: Iterable[Provider], gpu_model: str) -> list[Listed]:
+    """Per kind of provider, the lowest and highest on-demand price per GPU-hour it lists for
+    `gpu_model`: what the wizard's help says, read from the prices the cloud is priced at."""
+    found: dict[str, list[Figure]] = {}
+    for provider in providers:
+        figure = provider.published(gpu_model).get("gpu_hour_on_demand")
+        if figure is not None:
+            found.setdefault(provider.kind, []).append(figure)
+    return [
+        Listed(
+            kind=kind,
+            low=min(f.value for f in figures),
+            high=max(f.value for f in figures),
+            latest=max(str(f.as_of) for f in figures),
+        )
+        for kind, figures in sorted(found.items())
+    ]
+
+
 # The wizard's question (`cloud_provider`) as the `providers` answer it stands for; "market"
 # (or no answer) prices the cloud at the market's figures.
 ASKED = {

@@ -489,8 +489,7 @@ QUESTIONS: dict[str, Question] = {
             gettext_noop(
                 "Optional. The cloud is priced at the market's typical price unless you name "
                 "a kind of provider: then at the cheapest listed provider of that kind, at its "
-                "published list prices, with the runner-up named. Listed H100 prices run from "
-                "about $3 to $6 an hour at GPU clouds and $7 to $12 at hyperscalers (autumn 2026)."
+                "published list prices, with the runner-up named."
             ),
             choices=(
                 ("market", gettext_noop("Any: the market's typical price")),
