@@ -3,6 +3,7 @@ and the checklist, as the result page's first lines and `summary` in the JSON gi
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -71,7 +72,8 @@ def firmness_shown(decision: Decision) -> dict[str, str]:
         return {"key": key, "word": _(summary.FIRMNESS_WORDS[key]), "reason": reason}
     shares = (decision.odds or {}).get("cheapest_probability") or {}
     others = [o for o in result.scores if o != chosen and o not in result.excluded]
-    runner = max(others, key=lambda o: result.scores[o], default=None)
+    # The highest score; on a tie the first by name (a stored result keeps no key order).
+    runner = min(others, key=lambda o: (-result.scores[o], o), default=None)
     language = translation.get_language() or "en"
     overriding = [
         Text.from_dict(dict(item["label"])).get(language)
@@ -346,7 +348,12 @@ def options_at_glance(decision: Decision) -> list[dict[str, Any]]:
                 "why_not": None if outcome == chosen else _why_second(decision, outcome),
             }
         )
-    for outcome, reason in result.excluded.items():
+    # Ruled out, cheapest first too (a stored result's JSON keeps no key order on PostgreSQL).
+    ruled_out = sorted(
+        result.excluded.items(),
+        key=lambda item: (float(present.get(item[0], math.inf)), item[0]),
+    )
+    for outcome, reason in ruled_out:
         rows.append(
             {
                 "outcome": outcome,
