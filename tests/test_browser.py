@@ -48,13 +48,24 @@ def test_a_new_user_walks_the_wizard_and_gets_a_recommendation(browser, live_ser
     page = new_page(browser)
     walk_the_wizard(page, live_server)
     expect(page.locator("#recommendation")).to_have_text("Cloud GPU platform")
+    _the_first_screen_quotes_the_decision(page)
     assert page.errors == []
+
+
+def _the_first_screen_quotes_the_decision(page):
+    """The verdict line names the cloud and a runner-up with the difference; the options at
+    a glance tick the recommendation (issue 52), on an assessment made by walking the wizard."""
+    verdict = page.locator("#verdict-line").inner_text()
+    assert verdict.startswith("Cloud") and " than " in verdict and "present value" in verdict
+    expect(page.locator("#at-a-glance li.recommended")).to_have_attribute("data-outcome", "cloud")
+    assert page.locator("#at-a-glance li").count() >= 2
 
 
 def test_the_same_journey_works_with_javascript_disabled(browser, live_server, rules):
     page = new_page(browser, javascript=False)
     walk_the_wizard(page, live_server)
     expect(page.locator("#recommendation")).to_have_text("Cloud GPU platform")
+    _the_first_screen_quotes_the_decision(page)
 
 
 def test_a_bad_value_shows_its_message_next_to_the_field(browser, live_server, rules):

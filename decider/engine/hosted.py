@@ -225,17 +225,10 @@ def burst_bills(
     saved, found = shown["api"], shown["api_hybrid"]
     price = tokens.TokenPrice(**{key: saved[key] for key in tokens.TokenPrice.__dataclass_fields__})
     volume = float(saved["tokens_per_day_m"]) * float(found["burst_share_pct"]) / 100
-    share, months = _share(answers), int(shown["horizon_months"])
-    bills = tokens.monthly_costs(
-        price,
-        input_m_per_day=volume * share,
-        output_m_per_day=volume * (1 - share),
-        months=months,
-        fall_pct_per_year=float(saved["fall_pct_per_year"]),
-    )
     rate = markets.currency_rate(figures, prices_in=price.currency, shown_in=prices_in)
-    sent: np.ndarray = bills * _growth(answers, months) * rate
-    return sent
+    return _api_bills(
+        price, answers, shown, volume, rate=rate, fall=float(saved["fall_pct_per_year"])
+    )
 
 
 def _not_offered(answers: Mapping[str, Any]) -> Text | None:
