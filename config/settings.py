@@ -322,6 +322,19 @@ CELERY_WORKER_MAX_TASKS_PER_CHILD = 500
 CELERY_BEAT_SCHEDULE = {
     "prune": {"task": "decider.tasks.prune", "schedule": envint("DECIDER_PRUNE_EVERY_S", 6 * 3600)}
 }
+# The daily price import (manage.py refresh_prices, docs/PROVIDERS.md): off unless its
+# sources are named, "azure,skypilot:aws,skypilot:lambda,gpuhunt:lambdalabs"; each run's
+# changes wait in the admin for a publisher.
+DECIDER_PRICE_REFRESH = [
+    entry.strip()
+    for entry in os.environ.get("DECIDER_PRICE_REFRESH", "").split(",")
+    if entry.strip()
+]
+if DECIDER_PRICE_REFRESH:
+    CELERY_BEAT_SCHEDULE["refresh-prices"] = {
+        "task": "decider.tasks.refresh_prices",
+        "schedule": envint("DECIDER_PRICE_REFRESH_EVERY_S", 24 * 3600),
+    }
 # Chromium renders at once across every worker (a slot each in the shared cache).
 DECIDER_PDF_RENDERS = envint("DECIDER_PDF_RENDERS", 2)
 # The deployment's own address (https://decider.example.com): links printed in a PDF (the

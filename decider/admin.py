@@ -1266,6 +1266,10 @@ class ProviderPriceAdmin(LiveFigureAdmin):
         kwargs["fields"] = ["provider", *ProviderPriceForm.Meta.fields]
         return super().get_form(request, obj, **kwargs)
 
+    def changelist_view(self, request: HttpRequest, extra_context: Any = None):
+        admin_prices.warn_failed_sources(request)  # its prices are the last approved
+        return super().changelist_view(request, extra_context)
+
 
 @admin.register(TokenPrice)
 class TokenPriceAdmin(LiveFigureAdmin):
@@ -1338,3 +1342,7 @@ class RoleGroupAdmin(GroupAdmin):
             return ""
         language = get_language() or "en"
         return f"{role.title.get(language)}: {role.description.get(language)}"
+
+
+# The imports' drafts and observations (issue 53), registered with the rest.
+from decider import admin_prices  # noqa: E402

@@ -891,6 +891,17 @@ class FigureChange(models.Model):
         verbose_name=_("published by"),
     )
     published_at = models.DateTimeField(_("published at"), null=True, blank=True)
+    # An import's draft (decider/price_import.py): the changes one run proposed.
+    price_import = models.ForeignKey(
+        "PriceImport",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="changes",
+        verbose_name=_("proposed by the import"),
+    )
+    # A move larger than the import's threshold: approved one by one, never with the draft.
+    large_move = models.BooleanField(_("large move"), default=False)
 
     class Meta:
         ordering = ["-proposed_at"]
@@ -899,3 +910,71 @@ class FigureChange(models.Model):
 
     def __str__(self) -> str:
         return self.summary or f"{self.action} {self.model} {self.object_id or ''}".strip()
+
+
+class PriceImport(models.Model):
+    """One run of `manage.py refresh_prices` for one source (decider/price_import.py): what it
+    read, what it refused and why, and the changes it proposed (its draft: FigureChanges that
+    wait for a publisher). A run that failed says why, and changed nothing."""
+
+    OK, FAILED = "ok", "failed"
+
+    source = models.CharField(_("source"), max_length=20)
+    provider = models.CharField(_("provider"), max_length=40, blank=True)
+    url = models.TextField(_("read from"))
+    started_at = models.DateTimeField(_("started"), default=timezone.now)
+    observed_at = models.DateTimeField(_("prices observed at"))
+    state = models.CharField(
+        _("state"),
+        max_length=10,
+        default=OK,
+        choices=[(OK, _("read")), (FAILED, _("failed: nothing changed"))],
+    )
+    error = models.TextField(_("why it failed"), blank=True)
+    read = models.PositiveIntegerField(_("rows read"), default=0)
+    report = models.JSONField(_("report"), default=dict, blank=True)
+
+    class Meta:
+        ordering = ["-started_at"]
+        verbose_name = _("price import")
+        verbose_name_plural = _("price imports")
+
+    def __str__(self) -> str:
+        what = f"{self.source}:{self.provider}" if self.provider else self.source
+        return f"{what} {self.started_at:%Y-%m-%d %H:%M} ({self.state})"
+
+
+class PriceObservation(models.Model):
+    """One price a source published, normalised (per GPU-hour, by tier) and kept apart from
+    the live prices: history is kept, nothing is overwritten. The live ProviderPrice moves
+    only through a published FigureChange."""
+
+    price_import = models.ForeignKey(
+        PriceImport, on_delete=models.CASCADE, related_name="observations"
+    )
+    source = models.CharField(_("source"), max_length=20)
+    source_url = models.TextField(_("source address"))
+    provider = models.CharField(_("provider"), max_length=40)
+    sku = models.CharField(_("SKU"), max_length=120)
+    region = models.CharField(_("region"), max_length=60, blank=True)
+    gpu_model = models.CharField(_("GPU model"), max_length=20)
+    gpu_count = models.PositiveSmallIntegerField(_("GPUs"))
+    tier = models.CharField(_("tier"), max_length=20)
+    price_per_gpu_hour = models.FloatField(_("price per GPU-hour"))
+    currency = models.CharField(_("currency"), max_length=3)
+    observed_at = models.DateTimeField(_("observed at"))
+    raw = models.JSONField(_("row as read"))
+
+    class Meta:
+        ordering = ["-observed_at", "provider", "gpu_model", "tier", "region"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["source", "provider", "sku", "region", "tier", "observed_at"],
+                name="one_observation_per_row_and_time",
+            )
+        ]
+        verbose_name = _("price observation")
+        verbose_name_plural = _("price observations")
+
+    def __str__(self) -> str:
+        return f"{self.provider} {self.sku} {self.region} {self.tier}: {self.price_per_gpu_hour:g}"

@@ -33,7 +33,7 @@ from decider.decision import (
 )
 from decider.engine import questionnaire, scoring
 from decider.engine.decided import Decision
-from decider.engine.figures import FIGURES, is_estimate, is_unofficial
+from decider.engine.figures import FIGURES, is_estimate, is_imported, is_unofficial
 from decider.engine.markets import currency_rate, symbol_of
 from decider.engine.outcomes import (
     API,
@@ -653,7 +653,8 @@ def _figure_rows(costs: Mapping[str, Any], *, overrides: Mapping[str, float]) ->
             "overridden": name in overrides,
             "estimated": is_estimate(data["source"]),
             "unofficial": is_unofficial(data["source"]),
-            "stale": _stale(data["as_of"]),
+            "imported": is_imported(data["source"]),
+            "stale": _stale(data["as_of"], imported=is_imported(data["source"])),
             **data,
             "source": (data.get("source_zh") if chinese else None) or data["source"],
             "unit": FIGURES[name].unit_in(prices_in).get(language),
@@ -666,17 +667,20 @@ def _figure_rows(costs: Mapping[str, Any], *, overrides: Mapping[str, float]) ->
     return sorted(rows, key=lambda row: row["label"].casefold())
 
 
-# A figure dated longer ago than this is tagged: prices move within a year (issue 51).
+# A figure dated longer ago than this is tagged: prices move within a year (issue 51), and an
+# imported price is read daily, so one a month old means its source stopped (issue 53).
 STALE_AFTER_DAYS = 365
+STALE_IMPORTED_AFTER_DAYS = 30
 
 
-def _stale(as_of: str) -> bool:
-    """Whether a figure's date is more than a year before today."""
+def _stale(as_of: str, *, imported: bool = False) -> bool:
+    """Whether a figure's date is more than a year before today (30 days, if imported)."""
     try:
         dated = datetime.date.fromisoformat(as_of[:10])
     except ValueError:
         return False
-    return (timezone.localdate() - dated).days > STALE_AFTER_DAYS
+    limit = STALE_IMPORTED_AFTER_DAYS if imported else STALE_AFTER_DAYS
+    return (timezone.localdate() - dated).days > limit
 
 
 def _converted(amount: float, currency: str) -> str:

@@ -54,3 +54,19 @@ def compute_impact(ruleset_pk: int, digest: str) -> None:
 def prune() -> None:
     """Retention on the scheduler's clock (settings.CELERY_BEAT_SCHEDULE)."""
     call_command("prune")
+
+
+@shared_task(ignore_result=True)
+def refresh_prices() -> None:
+    """The daily price import (issue 53), on the scheduler's clock when
+    DECIDER_PRICE_REFRESH names its sources ("azure,skypilot:aws,gpuhunt:lambdalabs"). A
+    source that cannot be read is logged and recorded as a failed run; the rest go on."""
+    from django.conf import settings
+    from django.core.management.base import CommandError
+
+    for entry in settings.DECIDER_PRICE_REFRESH:
+        source, _, provider = entry.partition(":")
+        try:
+            call_command("refresh_prices", source=[source], provider=provider)
+        except CommandError as error:
+            log.warning("price import %s: %s", entry, error)

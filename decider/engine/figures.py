@@ -605,6 +605,12 @@ def is_estimate(source: str) -> bool:
     return source.lstrip().lower().startswith(("estimate", "估计", "估算"))
 
 
+def is_imported(source: str) -> bool:
+    """A price read by `manage.py refresh_prices` from a public source and made current by a
+    publisher (decider/price_import.py writes "Imported: ..."), not typed in by hand."""
+    return source.lstrip().lower().startswith(("imported:", "导入："))
+
+
 # What a source says when its price came through a grey market or a broker, not a seller's
 # list or a published index (issue 51: flagged on the result). "Brokerage" (a fee) is not.
 UNOFFICIAL = re.compile(

@@ -1,0 +1,347 @@
+"""Prices imported from public sources, checked before anyone sees them (issue 53): recorded
+files in each source's own format (fixtures/prices/, real rows with their capture date) are
+replayed through `manage.py refresh_prices --from-file`, exactly as the scheduler reads them
+over HTTPS."""
+
+from __future__ import annotations
+
+import csv
+import json
+from io import StringIO
+from pathlib import Path
+
+import pytest
+from django.contrib.auth.models import Group
+from django.core.management import call_command
+from django.core.management.base import CommandError
+from django.urls import reverse
+
+from decider import price_import, price_sources
+from decider.models import (
+    Assessment,
+    FigureChange,
+    PriceImport,
+    PriceObservation,
+    Provider,
+    ProviderPrice,
+)
+from decider.services import evaluate_now
+from tests.factories import make_answers
+
+pytestmark = pytest.mark.django_db
+
+PRICES = Path(__file__).resolve().parent.parent / "fixtures" / "prices"
+AZURE = PRICES / "azure-retail-2026-08-03.json"
+AZURE_EARLIER = PRICES / "azure-retail-2026-07-27.json"
+LAMBDA = next(PRICES.glob("skypilot-lambda-*.csv"))
+
+
+def refresh(*args: str) -> dict:
+    out = StringIO()
+    call_command("refresh_prices", *args, "--format", "json", stdout=out)
+    return json.loads(out.getvalue())
+
+
+def azure_items(path: Path = AZURE) -> list[dict]:
+    return json.loads(path.read_text())["Items"]
+
+
+def live(provider: str, name: str, gpu_model: str) -> ProviderPrice | None:
+    return ProviderPrice.objects.filter(
+        provider__key=provider, name=name, gpu_model=gpu_model
+    ).first()
+
+
+def azure_cloud_price(name: str = "gpu_hour_on_demand") -> float:
+    answers = make_answers("growth", providers={"allow": ["azure"]})
+    return evaluate_now(answers)[1].costs["assumptions"][name]["value"]
+
+
+# Reading each source's own format ---------------------------------------------------------
+
+
+def test_azure_rows_are_priced_per_gpu_hour_and_its_pitfalls_refused(rules):
+    report = refresh("--source", "azure", "--from-file", str(AZURE))
+    items = azure_items()
+    by_tier = {(a["tier"], a["region"]): a for a in report["accepted"]}
+    # On demand: $98.32 an hour for the ND96isr H100 v5's eight GPUs.
+    assert by_tier[("on_demand", "eastus")]["price_per_gpu_hour"] == pytest.approx(98.32 / 8)
+    # A reservation's price is for its whole term: 8,760 hours a year, eight GPUs.
+    reserved = next(i for i in items if i["type"] == "Reservation")
+    assert by_tier[("reserved_1y", "eastus")]["price_per_gpu_hour"] == pytest.approx(
+        reserved["retailPrice"] / 8760 / 8
+    )
+    spot = next(
+        i for i in items if i["meterName"].endswith(" Spot") and "Windows" not in i["productName"]
+    )
+    assert by_tier[("spot", "eastus")]["price_per_gpu_hour"] == pytest.approx(
+        spot["retailPrice"] / 8
+    )
+    assert {a["gpu_model"] for a in report["accepted"]} == {"h100"}
+    assert {a["currency"] for a in report["accepted"]} == {"USD"}
+    reasons = [r["reason"] for r in report["refused"]]
+    windows = [i for i in items if i["productName"].endswith(" Windows")]
+    assert sum(r.startswith("Windows") for r in reasons) == len(windows) >= 2
+    assert any(r.startswith("Low Priority") for r in reasons)
+    # Every refused row is named by its place in what was read, with the row itself.
+    assert all(r["row"]["line"] >= 1 and r["row"].get("meterName") for r in report["refused"])
+    assert report["read"] == len(items)
+
+
+def test_skypilot_rows_divide_by_their_gpus_and_a_host_only_row_is_refused(rules):
+    report = refresh("--source", "skypilot", "--provider", "lambda", "--from-file", str(LAMBDA))
+    rows = list(csv.DictReader(LAMBDA.open()))
+    h100 = next(r for r in rows if r["InstanceType"] == "gpu_8x_h100_sxm5")
+    accepted = [a for a in report["accepted"] if a["sku"] == "gpu_8x_h100_sxm5"]
+    assert len(accepted) == 17  # one per region, each the row's price over its GPUs
+    for found in accepted:
+        assert found["price_per_gpu_hour"] == pytest.approx(
+            float(h100["Price"]) / float(h100["AcceleratorCount"])
+        )
+    assert {a["provider"] for a in report["accepted"]} == {"lambda"}
+    hosts = [r for r in rows if not r["AcceleratorName"]]
+    host_refusals = [r for r in report["refused"] if r["reason"].startswith("host only")]
+    assert len(host_refusals) == len(hosts) > 0
+    # The PCIe H100 and the 40 GB A100 are not the parts Decider prices: neither is taken.
+    assert not any("pcie" in a["sku"] for a in report["accepted"])
+    a100 = {a["sku"] for a in report["accepted"] if a["gpu_model"] == "a100"}
+    assert a100 and all("80gb" in sku for sku in a100)
+
+
+def test_a_duplicate_row_and_a_zero_price_are_refused_with_reasons(rules, tmp_path):
+    text = LAMBDA.read_text()
+    lines = text.splitlines()
+    h100 = next(n for n, line in enumerate(lines) if line.startswith("gpu_8x_h100_sxm5,"))
+    # The same real row twice (a source that repeats itself), and a row published at zero.
+    zero = lines[h100].replace(",23.92,", ",0.0,", 1).replace("europe-central-1", "us-test-9")
+    recorded = tmp_path / "skypilot-lambda-2026-11-30.csv"
+    recorded.write_text("\n".join([*lines, lines[h100], zero]) + "\n")
+    report = refresh("--source", "skypilot", "--provider", "lambda", "--from-file", str(recorded))
+    reasons = {r["row"]["line"]: r["reason"] for r in report["refused"]}
+    assert reasons[len(lines) + 1] == f"duplicate of line {h100 + 1} (same SKU, region, tier)"
+    assert reasons[len(lines) + 2].startswith("zero price")
+
+
+def test_a_file_not_in_the_source_s_format_is_refused_with_exit_2(rules, tmp_path):
+    wrong = tmp_path / "prices.csv"
+    wrong.write_text("name,price\nx,1\n")
+    with pytest.raises(CommandError, match="no column InstanceType") as raised:
+        call_command(
+            "refresh_prices", "--source", "skypilot", "--provider", "aws", "--from-file", str(wrong)
+        )
+    assert raised.value.returncode == 2
+    with pytest.raises(CommandError, match="name it with --provider") as raised:
+        call_command("refresh_prices", "--source", "skypilot", "--from-file", str(LAMBDA))
+    assert raised.value.returncode == 2
+
+
+# The ladder --------------------------------------------------------------------------------
+
+
+def _dated_earlier(provider: str = "azure", day: str = "2026-01-05") -> None:
+    ProviderPrice.objects.filter(provider__key=provider).update(as_of=day)
+
+
+def test_a_price_within_one_percent_confirms_the_live_one(rules):
+    _dated_earlier()
+    before = live("azure", "gpu_hour_on_demand", "h100")
+    assert before is not None and before.value == pytest.approx(98.32 / 8, rel=0.01)
+    report = refresh("--source", "azure", "--from-file", str(AZURE))
+    assert {
+        "provider": "azure",
+        "gpu_model": "h100",
+        "tier": "on_demand",
+        "current": before.value,
+    } in report["unchanged"]
+    after = live("azure", "gpu_hour_on_demand", "h100")
+    assert after.value == before.value
+    assert str(after.as_of) == "2026-08-03" and after.source.startswith(
+        "Imported: Azure Retail Prices API"
+    )
+
+
+def test_a_new_price_waits_in_the_draft_until_a_publisher_publishes_it(rules, django_user_model):
+    assert live("azure", "gpu_hour_reserved_1y", "h100") is None
+    priced_before = azure_cloud_price("gpu_hour_reserved_1y")
+    report = refresh("--source", "azure", "--from-file", str(AZURE))
+    proposed = {(p["gpu_model"], p["tier"]): p for p in report["proposed"]}
+    assert proposed[("h100", "reserved_1y")]["current"] is None
+    assert live("azure", "gpu_hour_reserved_1y", "h100") is None  # a draft, not live
+    assert azure_cloud_price("gpu_hour_reserved_1y") == priced_before
+    run = PriceImport.objects.get(pk=PriceImport.objects.latest("started_at").pk)
+    publisher = django_user_model.objects.create_user("paul", is_staff=True)
+    publisher.groups.add(Group.objects.get(name="publishers"))
+    done, refused = price_import.publish_draft(run, user=publisher)
+    assert done == len(report["proposed"]) and not refused
+    new = live("azure", "gpu_hour_reserved_1y", "h100")
+    assert new.value == pytest.approx(551221.0 / 8760 / 8, abs=1e-4)
+    assert azure_cloud_price("gpu_hour_reserved_1y") == pytest.approx(new.value)
+
+
+def test_a_fifty_percent_move_waits_for_approval_and_results_keep_the_old_price(
+    rules, django_user_model, client
+):
+    row = live("azure", "gpu_hour_on_demand", "h100")
+    old = round(98.32 / 8 / 1.5, 4)
+    ProviderPrice.objects.filter(pk=row.pk).update(value=old)
+    saved = client.post(
+        "/api/assessments",
+        json.dumps(make_answers("growth", providers={"allow": ["azure"]})),
+        content_type="application/json",
+    ).json()
+    report = refresh("--source", "azure", "--from-file", str(AZURE))
+    waiting = report["awaiting_approval"]
+    assert [(w["gpu_model"], w["tier"], w["current"]) for w in waiting] == [
+        ("h100", "on_demand", old)
+    ]
+    assert waiting[0]["change_pct"] == pytest.approx(50.0, abs=0.1)
+    assert azure_cloud_price() == old  # the pages keep the old price
+    publisher = django_user_model.objects.create_user("paul", is_staff=True)
+    publisher.groups.add(Group.objects.get(name="publishers"))
+    run = PriceImport.objects.latest("started_at")
+    price_import.publish_draft(run, user=publisher)  # the draft never carries a large move
+    assert azure_cloud_price() == old
+    large = FigureChange.objects.get(price_import=run, large_move=True)
+    client.force_login(publisher)
+    client.post(
+        reverse("admin:decider_figurechange_changelist"),
+        {"action": "publish_changes", "_selected_action": [large.pk]},
+    )
+    assert azure_cloud_price() == pytest.approx(98.32 / 8)
+    # The assessment saved before keeps the price it was scored with.
+    assert saved["edit_url"]
+    kept = Assessment.objects.latest("pk")
+    assert kept.result["assumptions"]["gpu_hour_on_demand"]["value"] == old
+
+
+def test_importing_the_same_file_twice_changes_nothing(rules):
+    refresh("--source", "azure", "--from-file", str(AZURE))
+    refresh("--source", "skypilot", "--provider", "lambda", "--from-file", str(LAMBDA))
+    state = _state()
+    again = refresh("--source", "azure", "--from-file", str(AZURE))
+    refresh("--source", "skypilot", "--provider", "lambda", "--from-file", str(LAMBDA))
+    assert _state() == state
+    assert again["accepted"]  # it read the rows: they were kept the first time
+
+
+def _state():
+    return (
+        list(PriceObservation.objects.order_by("pk").values_list("pk", "price_per_gpu_hour")),
+        list(FigureChange.objects.order_by("pk").values_list("pk", "state", "values")),
+        list(ProviderPrice.objects.order_by("pk").values_list("pk", "value", "as_of", "source")),
+    )
+
+
+def test_an_older_file_read_after_a_newer_one_does_not_re_date_the_price(rules):
+    _dated_earlier()
+    refresh("--source", "azure", "--from-file", str(AZURE))
+    refresh("--source", "azure", "--from-file", str(AZURE_EARLIER))
+    assert str(live("azure", "gpu_hour_on_demand", "h100").as_of) == "2026-08-03"
+
+
+def test_two_sources_more_than_twenty_percent_apart_are_flagged_on_both(rules, tmp_path):
+    # Lambda's own file against a second reading of the same prices a third dearer (another
+    # source's format is not at hand for Lambda: the flag compares sources, not formats).
+    first = refresh("--source", "skypilot", "--provider", "lambda", "--from-file", str(LAMBDA))
+    assert first["flags"] == []
+    PriceObservation.objects.filter(source="skypilot").update(source="gpuhunt")
+    second = refresh("--source", "skypilot", "--provider", "lambda", "--from-file", str(LAMBDA))
+    assert second["flags"] == []  # the same prices: nothing to flag
+    PriceObservation.objects.filter(source="gpuhunt", gpu_model="h100").update(
+        price_per_gpu_hour=2.0
+    )
+    third = refresh("--source", "skypilot", "--provider", "lambda", "--from-file", str(LAMBDA))
+    flag = next(f for f in third["flags"] if f["gpu_model"] == "h100" and f["tier"] == "on_demand")
+    assert flag["prices"] == {"skypilot": pytest.approx(2.99), "gpuhunt": 2.0}
+    assert flag["gap_pct"] == pytest.approx(49.5)
+    other = PriceObservation.objects.filter(source="gpuhunt").first().price_import
+    assert flag in other.report["flags"]
+
+
+# No network ------------------------------------------------------------------------------
+
+
+def test_with_no_network_the_command_fails_clearly_and_changes_nothing(
+    rules, monkeypatch, client, admin_user
+):
+    # Port 9 (discard) on this machine refuses: a real failed connection, not a stub.
+    monkeypatch.setattr(price_sources, "SKYPILOT_URL", "http://127.0.0.1:9/{provider}/vms.csv")
+    before = _state()
+    with pytest.raises(
+        CommandError,
+        match=r"Could not read skypilot:lambda: could not read http://127\.0\.0\.1:9/lambda/vms\.csv.*Nothing was changed",
+    ) as raised:
+        call_command("refresh_prices", "--source", "skypilot", "--provider", "lambda")
+    assert raised.value.returncode == 1
+    assert _state() == before
+    failed = PriceImport.objects.get()
+    assert failed.state == PriceImport.FAILED and "127.0.0.1:9" in failed.error
+    client.force_login(admin_user)
+    page = client.get(reverse("admin:decider_providerprice_changelist"))
+    assert "The last import from skypilot lambda failed" in page.content.decode()
+    assert "its prices are the last approved ones" in page.content.decode()
+
+
+# The admin ---------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def staff(django_user_model, rules):
+    def make(name: str, group: str):
+        user = django_user_model.objects.create_user(name, password="pw-Decider-1", is_staff=True)
+        user.groups.add(Group.objects.get(name=group))
+        return user
+
+    return {"erin": make("erin", "editors"), "paul": make("paul", "publishers")}
+
+
+def test_the_admin_shows_the_draft_s_diff_and_flags(client, staff):
+    ProviderPrice.objects.filter(
+        provider__key="azure", name="gpu_hour_on_demand", gpu_model="h100"
+    ).update(value=8.0)
+    refresh("--source", "azure", "--from-file", str(AZURE))
+    run = PriceImport.objects.latest("started_at")
+    run.report["flags"] = [
+        {
+            "provider": "azure",
+            "gpu_model": "h100",
+            "tier": "spot",
+            "prices": {"azure": 2.27, "gpuhunt": 3.1},
+            "gap_pct": 36.6,
+        }
+    ]
+    run.save()
+    client.force_login(staff["erin"])
+    page = client.get(reverse("admin:decider_priceimport_change", args=[run.pk])).content.decode()
+    assert "azure h100 on demand: 8 → 12.29 per GPU-hour" in page
+    assert "large move: approve it on its own" in page
+    assert "azure h100 reserved 1y: new → 7.8656 per GPU-hour" in page
+    assert "azure h100 spot: azure 2.27, gpuhunt 3.1 (36.6 %)" in page
+    assert "Windows: the price includes a Windows licence" in page
+
+
+def test_staff_without_the_publish_right_cannot_make_a_draft_current(client, staff):
+    refresh("--source", "azure", "--from-file", str(AZURE))
+    run = PriceImport.objects.latest("started_at")
+    url = reverse("admin:decider_priceimport_changelist")
+    client.force_login(staff["erin"])
+    assert "publish_drafts" not in client.get(url).content.decode()
+    client.post(url, {"action": "publish_drafts", "_selected_action": [run.pk]})
+    assert run.changes.filter(state=FigureChange.WAITING).count() == len(run.report["proposed"]) > 0
+    assert live("azure", "gpu_hour_reserved_1y", "h100") is None
+    done, refusals = price_import.publish_draft(run, user=staff["erin"])
+    assert (
+        done == 0
+        and "right to publish" in refusals[0]
+        and live("azure", "gpu_hour_reserved_1y", "h100") is None
+    )
+    client.force_login(staff["paul"])
+    assert "publish_drafts" in client.get(url).content.decode()
+    client.post(url, {"action": "publish_drafts", "_selected_action": [run.pk]})
+    assert live("azure", "gpu_hour_reserved_1y", "h100") is not None
+    assert not run.changes.filter(state=FigureChange.WAITING).exists()
+
+
+def test_providers_are_shipped_for_every_key_the_sources_name(rules):
+    keys = set(Provider.keys())
+    assert {"azure", "lambda", "aws", "gcp"} <= keys
