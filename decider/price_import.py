@@ -283,18 +283,21 @@ def _sourced(run: PriceImport, source: price_sources.Source, found: Pick) -> dic
     else:
         sum_en = f"{row.instance_price:g} {row.currency}/h ÷ {row.gpu_count}"
         sum_zh = f"{row.instance_price:g} {row.currency}/小时 ÷ {row.gpu_count}"
+    where = source.url(run.provider)
+    if run.url != where:  # replayed from a recorded file
+        where += f" (recorded copy {run.url.rsplit('/', 1)[-1]})"
     return {
         "value": round(found.price, 4),
         "as_of": day,
         "source": (
             f"Imported: {source.label}, {row.sku} ({row.gpu_count} × {model}) in {row.region}, "
             f"{row.tier.replace('_', ' ')}: {sum_en} GPUs = {found.price:g} per GPU-hour, "
-            f"observed {day:%Y-%m-%d}. {run.url}"
+            f"observed {day:%Y-%m-%d}. {where}"
         ),
         "source_zh": (
             f"导入：{source.label}，{row.sku}（{row.gpu_count} × {model}），{row.region}，"
             f"{TIER_ZH.get(row.tier, row.tier)}：{sum_zh} 卡 = 每 GPU 小时 {found.price:g}，"
-            f"观测于 {day:%Y-%m-%d}。{run.url}"
+            f"观测于 {day:%Y-%m-%d}。{where}"
         ),
     }
 

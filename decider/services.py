@@ -25,7 +25,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from decider import caching, conversion, decision
-from decider.engine import hosted, questionnaire, scoring, tokens, validation, verdict
+from decider.engine import gpus, hosted, questionnaire, scoring, tokens, validation, verdict
 from decider.engine.batch import Impact, Transition, impact_compute
 from decider.engine.decided import Decision, decision_of
 from decider.engine.evaluation import (
@@ -36,6 +36,7 @@ from decider.engine.evaluation import (
     answers_plan,
     bursts_owned,
     per_token_parts,
+    provider_priced,
     with_api,
 )
 from decider.engine.figures import (
@@ -49,7 +50,7 @@ from decider.engine.markets import DEFAULT_MARKET, currency_rate, market_of
 from decider.engine.merge import answers_merge
 from decider.engine.providers import (
     Provider,
-    choice_of,
+    priced_at,
     providers_as_dict,
     providers_from_dict,
 )
@@ -128,11 +129,14 @@ def listed_providers(
     """The providers the cloud may be priced at, when the answers ask for one: as a saved
     result pinned them (`pinned`: its snapshot, when its market is the answers'), else as
     listed now."""
-    if choice_of(answers) is None:
-        return []  # priced at the market's figures: nothing to read
     market = market_of(answers).key
-    if pinned and "providers" in pinned and pinned.get("market", DEFAULT_MARKET) == market:
-        return providers_from_dict(pinned["providers"])
+    if pinned and pinned.get("market", DEFAULT_MARKET) == market:
+        if "providers" in pinned:
+            return providers_from_dict(pinned["providers"])
+        if "figures" in pinned and pinned.get("gpu_model") == answers.get("gpu_model"):
+            # Scored at the market's figures (before issue 53 priced every result at a
+            # listed provider, or where none was listed): it keeps them.
+            return []
     return ProviderRow.listed(market)
 
 
@@ -159,6 +163,46 @@ def pinned_figures(
     if current is None:
         current = Assumption.for_answers(answers)
     return {**current, **figures_from_dict(snapshot["figures"])}
+
+
+def priced_figures(
+    assessment: Assessment, *, current: dict[str, Figure] | None = None
+) -> dict[str, Figure] | None:
+    """The pinned figures as the saved result priced the cloud: the provider it named laid
+    over the market's, before the assessment's own overrides. What the what-if offers to
+    change is this one price, never the market's figure beside it (issue 53)."""
+    pinned = pinned_figures(assessment, current=current)
+    chosen = ((assessment.result or {}).get("provider") or {}).get("chosen")
+    if pinned is None or not chosen:
+        return pinned
+    gpu_model = assessment.answers.get("gpu_model") or ""
+    listed = providers_from_dict((assessment.result or {}).get("providers", []))
+    provider = next((p for p in listed if p.key == chosen["key"]), None)
+    if provider is None or not provider.rents(gpu_model):
+        return pinned
+    return priced_at(pinned, provider, gpu_model=gpu_model)
+
+
+def step_figures(assessment: Assessment) -> dict[str, Figure]:
+    """The figures the budget step shows beside its questions: the saved result's, as the
+    cloud was priced; before any, as scoring the answers now would price it (the cheapest
+    listed provider they allow), so the step never quotes a price the result will not use."""
+    if (priced := priced_figures(assessment)) is not None:
+        return priced
+    answers = assessment.answers
+    figures = Assumption.for_gpu_model(
+        answers.get("gpu_model") or gpus.DEFAULT, market_of(answers).key
+    )
+    try:
+        derived = questionnaire.derived_answers(answers)
+        rulebook = ruleset_rulebook(current_ruleset())
+        excluded, _warnings = scoring.exclusions({**answers, **derived}, rulebook.constraints)
+        found, _facts, _costs = provider_priced(
+            answers, figures, listed_providers(answers), excluded
+        )
+    except (KeyError, TypeError, ValueError, ZeroDivisionError):
+        return figures  # answers not far enough along to price: the market's figures
+    return dict(found)
 
 
 def assessment_evaluate(
@@ -319,6 +363,7 @@ def _take_result(
     if evaluation.listed:
         # Pinned like the figures: a price changed later does not change this result.
         assessment.result["providers"] = providers_as_dict(evaluation.listed)
+    if evaluation.provider is not None:  # whom it priced at, or that none was listed
         assessment.result["provider"] = evaluation.provider
     assessment.recommendation = evaluation.result.recommendation or ""
     # Answers the app derived, so a draft rule set can re-score without the cost model.

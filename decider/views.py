@@ -33,7 +33,7 @@ from decider import caching, limits, pdf, report, services, tasks
 from decider import method as decider_method
 from decider.engine import gpus, questionnaire, sizing, validation
 from decider.engine.figures import Figure
-from decider.engine.markets import CURRENCIES, market_of
+from decider.engine.markets import CURRENCIES
 from decider.engine.outcomes import outcome_name
 from decider.engine.text import is_chinese
 from decider.engine.workloads import MAX_WORKLOADS, POOLED_KEYS
@@ -286,11 +286,8 @@ def _step_form(step: questionnaire.Step, assessment: Assessment, data: Any = Non
     form_class = STEP_FORMS[step.slug]
     drawn = {"saved": assessment.answers, "revision": assessment.revision}
     if issubclass(form_class, FiguresStepForm):
-        # The figures the result is scored with: the pinned ones once scored.
-        figures = services.pinned_figures(assessment) or Assumption.for_gpu_model(
-            assessment.answers.get("gpu_model") or gpus.DEFAULT, market_of(assessment.answers).key
-        )
-        return form_class(data, figures=figures, **drawn)
+        # The figures the result is scored with: the pinned ones, as the cloud was priced.
+        return form_class(data, figures=services.step_figures(assessment), **drawn)
     return form_class(data, **drawn)
 
 
@@ -733,7 +730,7 @@ def _what_if_form(
     currency: str | None = None,
 ) -> WhatIfForm:
     # The pinned figures before the assessment's own overrides (its answers carry those).
-    pinned = services.pinned_figures(assessment, current=prices)
+    pinned = services.priced_figures(assessment, current=prices)
     figures = pinned or services.scored_figures(assessment)
     return WhatIfForm(data, answers=assessment.answers, figures=figures, currency=currency)
 

@@ -261,6 +261,7 @@ def test_a_what_if_on_a_saved_result_keeps_its_token_price(client, rules):
 @pytest.mark.django_db
 def test_owning_the_base_and_sending_the_bursts_per_token_is_priced_as_its_two_parts(client, rules):
     from decider.engine import evaluation, questionnaire
+    from decider.engine.figures import figures_from_dict
     from tests.factories import shipped_figures
 
     created = _created(client, _service_answers(70, 3000, 3.0, latency_critical=False))
@@ -276,7 +277,9 @@ def test_owning_the_base_and_sending_the_bursts_per_token_is_priced_as_its_two_p
         "base_gpus": min(mixed["owned_gpus"], demand.base),
         "peak_share_pct": demand.peak_share * 100,
     }
-    figures = evaluation._figures_used(owned, shipped_figures())
+    # Priced at the figures the result was priced at (the listed provider's, issue 53).
+    priced = figures_from_dict(created["result"]["costs"]["assumptions"])
+    figures = evaluation._figures_used(owned, {**shipped_figures(), **priced})
     owning = evaluation.answers_costs(answers=owned, figures=figures, excluded=[])
     # Per token, the bill is linear in the volume (no growth here): the bursts' share of it.
     bursts = costs["present_value"]["api"] * mixed["burst_share_pct"] / 100

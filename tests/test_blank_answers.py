@@ -31,7 +31,7 @@ OPTIONAL_GIVEN = {
     "growth_pct": ["20"],
     "count_existing_team": ["true", "false"],
     "cloud_share_pct": ["50"],
-    "cloud_provider": ["market", "cheapest", "hyperscaler", "neocloud"],
+    "cloud_provider": ["cheapest", "hyperscaler", "neocloud"],
     "cloud_price_fall_pct": ["10"],
     "hardware_price_fall_pct": ["5"],
 }

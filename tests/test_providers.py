@@ -52,13 +52,18 @@ def cloud(costs: dict[str, Any]) -> float:
     return costs["present_value"][costs["cheapest_cloud_mode"]]
 
 
-def evaluate(providers: Any = None, **changes: Any) -> Evaluation:
+def evaluate(providers: Any = None, *, listed: Any = LISTED, **changes: Any) -> Evaluation:
     answers = make_answers(**changes)
     if providers is not None:
         answers["providers"] = providers
     return answers_evaluate(
-        answers=answers, rulebook=shipped_rulebook(), figures=shipped_figures(), listed=LISTED
+        answers=answers, rulebook=shipped_rulebook(), figures=shipped_figures(), listed=listed
     )
+
+
+def at_market(**changes: Any) -> Evaluation:
+    """Priced at the market's figures: no listed provider at all."""
+    return evaluate(listed=[], **changes)
 
 
 def test_the_cheapest_provider_allowed_prices_the_cloud_and_the_runner_up_is_named():
@@ -89,8 +94,16 @@ def test_a_provider_excluded_by_name_or_kind_is_not_chosen():
     assert costs["provider_runner_up"] is None  # the one provider left
 
 
+def test_the_cheapest_listed_provider_prices_the_cloud_by_default():
+    """Issue 53: without a `providers` answer every listed provider is allowed."""
+    default, every = evaluate().costs, evaluate({}).costs
+    assert default["provider"]["key"] == every["provider"]["key"] == "cheapgpu"
+    assert default["present_value"] == every["present_value"]
+    assert default["provider_unlisted"] is False
+
+
 def test_dearer_list_prices_make_the_cloud_dearer_than_the_market_figures():
-    market = evaluate().costs
+    market = at_market().costs
     hyperscaler = evaluate({"allow": ["hyperscaler"]}).costs
     assert market["provider"] is None and market["provider_runner_up"] is None
     assert cloud(hyperscaler) > cloud(market)
@@ -113,7 +126,7 @@ def test_no_provider_allowed_that_rents_the_gpu_model_leaves_the_market_figures(
     assert costs["provider"] is None
     assert costs["provider_unlisted"] is True
     assert evaluate().costs["provider_unlisted"] is False
-    assert costs["present_value"] == evaluate().costs["present_value"]
+    assert costs["present_value"] == at_market().costs["present_value"]
 
 
 def test_a_provider_of_another_market_is_never_chosen():
@@ -200,8 +213,11 @@ def test_the_api_names_the_provider_and_a_hyperscaler_requirement_binds(client, 
     provider, runner_up = data["costs"]["provider"], data["costs"]["provider_runner_up"]
     assert provider["kind"] == runner_up["kind"] == "hyperscaler"
     assert runner_up["present_value"] > provider["present_value"]
-    plain = _post(client, make_answers("growth")).json()["result"]
-    assert plain["costs"]["provider"] is None  # no provider asked for: the market's figures
+    # No provider asked for: the cheapest listed one of any kind (issue 53).
+    plain = _post(client, make_answers("growth")).json()["result"]["costs"]
+    every = _post(client, make_answers("growth", providers={})).json()["result"]["costs"]
+    assert plain["provider"]["key"] == every["provider"]["key"]
+    assert plain["provider"]["present_value"] == every["provider"]["present_value"]
 
 
 @pytest.mark.django_db
@@ -398,8 +414,7 @@ def test_the_provider_s_present_value_is_the_cost_section_s_cloud(grows):
     costs = evaluation.costs
     assert costs["provider"]["present_value"] == pytest.approx(cloud(costs), abs=0.01)
     # The market's figures priced the same way give the market's cloud.
-    plain = {k: v for k, v in answers.items() if k != "providers"}
     market = answers_evaluate(
-        answers=plain, rulebook=shipped_rulebook(), figures=shipped_figures(), listed=LISTED
+        answers=answers, rulebook=shipped_rulebook(), figures=shipped_figures(), listed=[]
     ).costs
     assert costs["provider"]["market_present_value"] == pytest.approx(cloud(market), abs=0.01)

@@ -7,14 +7,16 @@ from __future__ import annotations
 
 import csv
 import json
+from datetime import timedelta
 from io import StringIO
 from pathlib import Path
+from urllib.parse import urlparse
 
 import pytest
 from django.contrib.auth.models import Group
 from django.core.management import call_command
 from django.core.management.base import CommandError
-from django.urls import reverse
+from django.urls import resolve, reverse
 
 from decider import price_import, price_sources
 from decider.models import (
@@ -345,3 +347,77 @@ def test_staff_without_the_publish_right_cannot_make_a_draft_current(client, sta
 def test_providers_are_shipped_for_every_key_the_sources_name(rules):
     keys = set(Provider.keys())
     assert {"azure", "lambda", "aws", "gcp"} <= keys
+
+
+# Freshness ---------------------------------------------------------------------------------
+
+
+def test_the_figures_table_says_which_prices_were_imported_and_which_are_stale(client, staff):
+    refresh("--source", "azure", "--from-file", str(AZURE))
+    price_import.publish_draft(PriceImport.objects.latest("started_at"), user=staff["paul"])
+    made = client.post(
+        "/api/assessments",
+        json.dumps(make_answers("growth", providers={"allow": ["azure"]})),
+        content_type="application/json",
+    ).json()
+    match = resolve(urlparse(made["edit_url"]).path)
+    edit = match.args[0] if match.args else next(iter(match.kwargs.values()))
+    for path in ("decider-result", "decider-edit-report"):
+        page = client.get(reverse(path, args=[edit])).content.decode()
+        rows = {
+            name: row
+            for row in page.split("<tr")
+            if (
+                name := next(
+                    (
+                        n
+                        for n in ("gpu_hour_reserved_1y", "gpu_hour_on_demand", "server_price")
+                        if f">{n}<" in row
+                    ),
+                    None,
+                )
+            )
+        }
+        # Read on 2026-08-03 from Azure's price list, published by paul: imported, and more
+        # than 30 days old today, so stale.
+        assert (
+            "August 2026" in rows["gpu_hour_reserved_1y"]
+            and "imported" in rows["gpu_hour_reserved_1y"]
+        )
+        assert "Imported: Azure Retail Prices API" in rows["gpu_hour_reserved_1y"]
+        assert "stale: imported over 30 days ago" in rows["gpu_hour_reserved_1y"]
+        # Typed in by an admin from a dated source.
+        assert "entered by hand" in rows["server_price"]
+        assert "imported" not in rows["server_price"]
+
+
+def test_an_imported_price_is_fresh_for_thirty_days(client, staff, settings):
+    from decider import report
+
+    today = report.timezone.localdate()
+    assert report._stale((today - timedelta(days=31)).isoformat(), imported=True)
+    assert not report._stale((today - timedelta(days=29)).isoformat(), imported=True)
+    assert not report._stale((today - timedelta(days=300)).isoformat(), imported=False)
+    assert report._stale((today - timedelta(days=400)).isoformat(), imported=False)
+
+
+def test_gpuhunt_rows_divide_by_their_gpus_and_spot_is_its_own_tier():
+    # No recorded gpuhunt catalog was reachable (they are published to object storage): the
+    # header is gpuhunt's own (src/gpuhunt/_internal/storage.py at 35841515), the prices are
+    # AWS's p5en.48xlarge in us-east-1 as `dstack offer` printed them through gpuhunt
+    # (dstack pull request 4110, 2026-08-06); the other columns are left empty.
+    header = "instance_name,location,price,cpu,memory,gpu_count,gpu_name,gpu_memory,spot,disk_size,gpu_vendor,flags,cpu_arch,provider_data"
+    text = "\n".join(
+        [
+            header,
+            "p5en.48xlarge,us-east-1,63.296,,,8,H200,141,False,,nvidia,,,",
+            "p5en.48xlarge,us-east-1,27.1992,,,8,H200,141,True,,nvidia,,,",
+            "r5.large,us-east-1,0.126,,,0,,,False,,,,,",
+        ]
+    )
+    parsed = price_sources.gpuhunt(text, "aws")
+    assert [(r.tier, r.gpu_model, r.price_per_gpu_hour) for r in parsed.rows] == [
+        ("on_demand", "h200", pytest.approx(7.912)),
+        ("spot", "h200", pytest.approx(3.3999)),
+    ]
+    assert [r["reason"][:9] for r in parsed.refused] == ["host only"]

@@ -1,9 +1,10 @@
 """A saved result stays as it was when rules or prices change, until re-scored on purpose."""
 
 import pytest
+from django.db.models import F
 from django.urls import reverse
 
-from decider.models import Assumption, RuleSet
+from decider.models import Assumption, ProviderPrice, RuleSet
 from decider.rulesets import ruleset_draft, ruleset_publish
 from decider.services import assessment_score
 from tests.factories import STEP_POSTS, make_assessment
@@ -78,7 +79,10 @@ def test_editing_answers_rescores_with_the_pinned_version(client, saved):
 def test_a_saved_result_keeps_the_prices_it_used(client, saved):
     assessment, edit, _view = saved
     price = assessment.result["assumptions"]["gpu_hour_on_demand"]["value"]
-    Assumption.objects.filter(name="gpu_hour_on_demand").update(value=price * 3)
+    # Every on-demand price triples: the providers' (the result is priced at the cheapest,
+    # issue 53) and the market's.
+    ProviderPrice.objects.filter(name="gpu_hour_on_demand").update(value=F("value") * 3)
+    Assumption.objects.filter(name="gpu_hour_on_demand").update(value=F("value") * 3)
 
     client.post(
         reverse("decider-step", args=[edit, "utilization"]),
@@ -93,7 +97,9 @@ def test_a_saved_result_keeps_the_prices_it_used(client, saved):
     assert "gpu_hour_on_demand" in rescore
     client.post(reverse("decider-rescore", args=[edit]))
     assessment.refresh_from_db()
-    assert assessment.result["assumptions"]["gpu_hour_on_demand"]["value"] == price * 3
+    assert assessment.result["assumptions"]["gpu_hour_on_demand"]["value"] == pytest.approx(
+        price * 3
+    )
 
 
 def test_a_view_link_is_told_of_the_new_version_but_cannot_rescore(client, saved):

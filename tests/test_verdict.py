@@ -531,12 +531,19 @@ def test_owning_in_stages_far_cheaper_as_demand_grows_carries_the_headline():
 
 
 def test_the_result_page_prices_the_growth_in_its_tables_and_says_what_does_not(rules, client):
-    from decider.services import assessment_score
+    from decider.services import assessment_evaluate, assessment_score
 
     answers = _growing(gpu_hour_reserved_3y=3.5, gpu_hour_on_demand=4.0)
     assessment, edit, _view = make_assessment(answers=answers)
     assessment_score(assessment)
-    evaluation, plan = _plan_for(answers)
+    # As the page prices it: at the cheapest listed provider (issue 53).
+    _ruleset, evaluation, _figures = assessment_evaluate(assessment)
+    plan = answers_plan(
+        answers=answers,
+        figures=evaluation.figures,
+        excluded=evaluation.result.excluded,
+        outcome=evaluation.result.recommendation,
+    )
     page = client.get(reverse("decider-result", args=[edit])).content.decode()
     assert "these totals price each option over that growth" in page
     # The table's hybrid is the plan's: the same present value, to the unit shown.

@@ -218,7 +218,11 @@ def test_a_what_if_shows_the_costs_saving_those_answers_would_show(client, rules
     _a, edit, _v = make_assessment(answers=answers)
     tried = {"gpus": 200, "utilization_pct": 85, "horizon_years": 4}
     _b, saved_edit, _w = make_assessment(answers={**answers, **tried})
-    price = answers.get("costs", {}).get("gpu_hour_on_demand", 2.99)
+    # The price the what-if offers: the one the result's cloud is priced at.
+    result = client.get(reverse("decider-result", args=[edit])).content.decode()
+    shown = re.search(r'id="what-if-gpu_hour_on_demand"[^>]*value="([0-9.]+)"', result)
+    shown = shown or re.search(r'value="([0-9.]+)"[^>]*id="what-if-gpu_hour_on_demand"', result)
+    price = float(shown.group(1))
 
     page = what_if(
         client, "decider-edit-what-if", edit, **tried, gpu_hour_on_demand=price

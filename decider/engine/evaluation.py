@@ -167,8 +167,6 @@ def provider_priced(
     allow rents the GPU model in the answers' market). The two cheapest on today's demand
     are priced in full, over the answers' future: the cheaper of those is chosen."""
     choice = providers.choice_of(answers)
-    if choice is None:
-        return figures, None, None
     cost_in = cost_answers(answers, excluded=frozenset(excluded))
     if not _rents(cost_in, excluded):
         return figures, None, None

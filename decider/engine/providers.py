@@ -1,15 +1,16 @@
 """Which provider the cloud is rented from, at its own list prices.
 
 A provider (AWS, CoreWeave...) publishes some of the cloud's figures: GPU-hour prices by term
-for some GPU models, egress, storage. When the answers ask for it (`providers`: `allow` and
-`exclude`, each a provider kind or a provider's key; `{}` allows every listed provider), the
-cloud is priced at the cheapest provider they allow that rents the GPU model, its prices laid
-over the market's figures, and the runner-up is named with what it would cost.
+for some GPU models, egress, storage. The cloud is priced at the cheapest provider the answers
+allow (`providers`: `allow` and `exclude`, each a provider kind or a provider's key; without
+it, the wizard's `cloud_provider`, ASKED; without either, every listed provider) that rents
+the GPU model, its prices laid over the market's figures, and the runner-up is named with
+what it would cost.
 
 A price the provider does not publish is derived, and says so: a reserved or spot price from
 the provider's own on-demand price and the market's ratio between the two; egress and storage
-are the market's figures. Without `providers` in the answers (or the wizard's `cloud_provider`,
-ASKED) the cloud is priced at the market's figures, as before providers were listed.
+are the market's figures. Where no listed provider the answers allow rents the GPU model in
+the answers' market, the cloud is priced at the market's figures, and the result says so.
 """
 
 from __future__ import annotations
@@ -108,8 +109,9 @@ def listed_ranges(providers: Iterable[Provider], gpu_model: str) -> list[Listed]
     ]
 
 
-# The wizard's question (`cloud_provider`) as the `providers` answer it stands for; "market"
-# (or no answer) prices the cloud at the market's figures.
+# The wizard's question (`cloud_provider`) as the `providers` answer it stands for. No
+# answer is "cheapest": a listed provider's published prices are the one price of the cloud
+# (issue 53); the market's index prices it only where no listed provider rents the GPU model.
 ASKED = {
     "cheapest": {},
     "hyperscaler": {"allow": ["hyperscaler"]},
@@ -117,13 +119,13 @@ ASKED = {
 }
 
 
-def choice_of(answers: Mapping[str, Any]) -> Mapping[str, Sequence[str]] | None:
-    """The providers the answers allow (`providers`, else the wizard's `cloud_provider`);
-    None: priced at the market's figures."""
+def choice_of(answers: Mapping[str, Any]) -> Mapping[str, Sequence[str]]:
+    """The providers the answers allow: `providers`, else the wizard's `cloud_provider`,
+    else every listed provider (`{}`)."""
     if "providers" in answers:
         given: Mapping[str, Sequence[str]] = answers["providers"]
         return given
-    return ASKED.get(answers.get("cloud_provider") or "market")
+    return ASKED.get(answers.get("cloud_provider") or "cheapest", {})
 
 
 def choice_given(raw: Any, *, known: Collection[str]) -> tuple[dict[str, list[str]], str | None]:

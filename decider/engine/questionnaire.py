@@ -487,13 +487,12 @@ QUESTIONS: dict[str, Question] = {
             "choice",
             gettext_noop("Whom would you rent cloud GPUs from?"),
             gettext_noop(
-                "Optional. The cloud is priced at the market's typical price unless you name "
-                "a kind of provider: then at the cheapest listed provider of that kind, at its "
-                "published list prices, with the runner-up named."
+                "Optional. The cloud is priced at the cheapest listed provider you allow, at "
+                "its published list prices, with the runner-up named; at the market's typical "
+                "price only where no listed provider rents the GPU model."
             ),
             choices=(
-                ("market", gettext_noop("Any: the market's typical price")),
-                ("cheapest", gettext_noop("The cheapest listed provider of any kind")),
+                ("cheapest", gettext_noop("Any: the cheapest listed provider")),
                 ("hyperscaler", gettext_noop("A hyperscaler (AWS, Azure, Google Cloud)")),
                 ("neocloud", gettext_noop("A GPU cloud (CoreWeave, Lambda, RunPod and the like)")),
             ),

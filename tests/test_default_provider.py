@@ -1,0 +1,49 @@
+"""One price for the cloud by default (issue 53): without a `providers` answer the cloud is
+priced at the cheapest listed provider, and every page that quotes the cloud's price quotes
+that one; a result scored before keeps the figures it was scored with."""
+
+import importlib
+import re
+
+import pytest
+from django.urls import reverse
+
+from decider import services
+from decider.models import Provider
+from tests.factories import make_answers, make_assessment
+from tests.test_forms import step_url
+
+pytestmark = pytest.mark.django_db
+
+
+def test_a_saved_market_answer_is_retired_and_nothing_else_moves():
+    migration = importlib.import_module("decider.migrations.0024_cloud_provider_market_retired")
+    saved = {"stage": "growth", "cloud_provider": "market", "gpus": 64}
+    assert migration.market_retired(saved) == {"stage": "growth", "gpus": 64}
+    assert migration.market_retired({"cloud_provider": "neocloud"}) is None
+    assert migration.market_retired([]) is None
+
+
+def test_a_result_scored_at_the_market_s_figures_keeps_them(rules):
+    answers = make_answers("growth")
+    old = {"figures": {}, "gpu_model": answers["gpu_model"], "market": "global"}
+    assert services.listed_providers(answers, pinned=old) == []
+    # Its GPU model changed since: its figures no longer apply, nor does pricing at none.
+    moved = {**old, "gpu_model": "b200"}
+    assert {p.key for p in services.listed_providers(answers, pinned=moved)} == set(Provider.keys())
+
+
+def test_the_budget_step_and_the_what_if_quote_the_price_the_result_uses(client, rules):
+    assessment, edit, _view = make_assessment(answers=make_answers("growth"))
+    before = client.get(step_url(edit, "budget")).content.decode()
+    result = client.get(reverse("decider-result", args=[edit])).content.decode()
+    assessment.refresh_from_db()
+    priced = assessment.result["assumptions"]["gpu_hour_on_demand"]["value"]
+    assert assessment.result["provider"]["chosen"]["key"] in set(Provider.keys())
+    after = client.get(step_url(edit, "budget")).content.decode()
+    for page in (before, after):
+        field = re.search(r'name="cost_gpu_hour_on_demand" value="([0-9.]+)"', page)
+        assert float(field.group(1)) == priced
+    what_if = re.search(r'id="what-if-gpu_hour_on_demand"[^>]*value="([0-9.]+)"', result)
+    what_if = what_if or re.search(r'value="([0-9.]+)"[^>]*id="what-if-gpu_hour_on_demand"', result)
+    assert float(what_if.group(1)) == priced
