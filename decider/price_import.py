@@ -19,6 +19,7 @@ A source that cannot be read records a failed run (the admin says so) and change
 from __future__ import annotations
 
 import datetime
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -29,7 +30,14 @@ from django.utils import timezone
 from decider import figure_changes, price_sources
 from decider.engine import gpus
 from decider.engine.markets import MARKETS
-from decider.models import FigureChange, PriceImport, PriceObservation, Provider, ProviderPrice
+from decider.models import (
+    FigureChange,
+    PriceImport,
+    PriceObservation,
+    Provider,
+    ProviderPrice,
+    TokenPrice,
+)
 
 FIGURE_OF_TIER = {
     "on_demand": "gpu_hour_on_demand",
@@ -108,8 +116,6 @@ def pick(rows: Iterable[Priced]) -> list[Pick]:
 def observed_at_of(path: str | None) -> datetime.datetime:
     """When the prices were observed: the capture date a recorded file's name carries
     (…-2026-11-30.csv), else now."""
-    import re
-
     found = re.search(r"(\d{4}-\d{2}-\d{2})", path or "")
     if found:
         day = datetime.date.fromisoformat(found.group(1))
@@ -131,6 +137,8 @@ def refresh(
     try:
         if text is None:
             text = price_sources.fetch(url)
+        if source.per_token:
+            return token_refresh(source, text, url=path or url, observed_at=observed_at)
         parsed = source.parse(text, provider)
     except price_sources.SourceUnreadable as error:
         PriceImport.objects.create(
@@ -400,3 +408,132 @@ def publish_draft(run: PriceImport, *, user: Any) -> tuple[int, list[str]]:
         else:
             done += 1
     return done, refused
+
+
+# Per-token prices (LiteLLM's table) --------------------------------------------------------
+
+LITELLM_KEY = re.compile(r"key '([^']+)'")
+
+
+def token_refresh(
+    source: price_sources.Source, text: str, *, url: str, observed_at: datetime.datetime
+) -> PriceImport:
+    """The same ladder for the per-token prices read from LiteLLM's table: each TokenPrice
+    whose source names a key of the table is confirmed, or a change is proposed in the run's
+    draft. SourceUnreadable (before anything is kept) when the text is not the table."""
+    priced, refused, read = price_sources.litellm(text)
+    with transaction.atomic():
+        run = PriceImport.objects.create(
+            source=source.key, url=url, observed_at=observed_at, read=read
+        )
+        report: dict[str, Any] = {
+            "source": source.key,
+            "provider": "",
+            "read": read,
+            "observed_at": observed_at.isoformat(),
+            "accepted": [],
+            "refused": refused,
+            "ignored": read - len(priced) - len(refused),
+            "skipped": [],
+            "proposed": [],
+            "awaiting_approval": [],
+            "unchanged": [],
+            "flags": [],
+        }
+        for row in TokenPrice.objects.order_by("pk"):
+            if (key := _litellm_key(row.source)) is not None:
+                _token_step(run, source, row, priced.get(key), key, report)
+        run.report = report
+        run.save(update_fields=["report"])
+    return run
+
+
+def _litellm_key(source: str) -> str | None:
+    found = LITELLM_KEY.search(source)
+    return found.group(1) if found else None
+
+
+def _token_step(
+    run: PriceImport,
+    source: price_sources.Source,
+    row: TokenPrice,
+    found: price_sources.TokenRow | None,
+    key: str,
+    report: dict[str, Any],
+) -> None:
+    what = {"provider": row.provider, "gpu_model": "", "model": row.model, "tier": "per_token"}
+    if found is None:
+        report["skipped"].append({**what, "reason": f"the table prices no “{key}”"})
+        return
+    report["accepted"].append(
+        {
+            **what,
+            "region": "",
+            "price_per_gpu_hour": None,
+            "price_in_per_m": found.price_in_per_m,
+            "price_out_per_m": found.price_out_per_m,
+            "currency": "USD",
+            "observed_at": run.observed_at.isoformat(),
+        }
+    )
+    moves: list[float] = [
+        (float(new) - float(old)) / float(old) * 100
+        for new, old in (
+            (found.price_in_per_m, row.price_in_per_m),
+            (found.price_out_per_m, row.price_out_per_m),
+        )
+        if old
+    ]
+    pct = round(sorted(moves, key=lambda m: -abs(m))[0], 1) if moves else None
+    current = {"in": row.price_in_per_m, "out": row.price_out_per_m}
+    if pct is not None and abs(pct) <= CONFIRM_PCT:
+        report["unchanged"].append({**what, "current": current})
+        return
+    large = pct is not None and abs(pct) > APPROVAL_PCT
+    entry = {
+        **what,
+        "current": current,
+        "proposed": {"in": found.price_in_per_m, "out": found.price_out_per_m},
+        "change_pct": pct,
+    }
+    report["awaiting_approval" if large else "proposed"].append(entry)
+    _token_propose(run, source, row, found, key, large=large)
+
+
+def _token_propose(
+    run: PriceImport,
+    source: price_sources.Source,
+    row: TokenPrice,
+    found: price_sources.TokenRow,
+    key: str,
+    *,
+    large: bool,
+) -> None:
+    waiting = FigureChange.objects.filter(
+        state=FigureChange.WAITING, model="tokenprice", object_id=row.pk, price_import__isnull=False
+    )
+    for change in waiting:
+        if (change.values.get("price_in_per_m"), change.values.get("price_out_per_m")) == (
+            found.price_in_per_m,
+            found.price_out_per_m,
+        ):
+            return  # proposed already
+        change.state = FigureChange.DISCARDED
+        change.save(update_fields=["state"])
+    was = f"{row.price_in_per_m:g}/{row.price_out_per_m:g}"
+    day = run.observed_at.date().isoformat()
+    row.price_in_per_m, row.price_out_per_m = found.price_in_per_m, found.price_out_per_m
+    row.as_of = day
+    row.source = (
+        f"Imported: {source.label}, key '{key}': {found.price_in_per_m:g} per million input "
+        f"tokens and {found.price_out_per_m:g} per million output tokens, observed {day}. "
+        f"{run.url}"
+    )
+    change = figure_changes.change_propose(user=None, row=row, action=FigureChange.CHANGE)
+    if change is not None:
+        change.summary = (
+            f"{row.provider} {row.model}: {was} → {found.price_in_per_m:g}/"
+            f"{found.price_out_per_m:g} per million tokens ({source.label}, import #{run.pk})"
+        )[:300]
+        change.price_import, change.large_move = run, large
+        change.save(update_fields=["summary", "price_import", "large_move"])

@@ -318,6 +318,48 @@ def azure_url() -> str:
     return f"{AZURE_URL}?{urllib.parse.urlencode({'$filter': query})}"
 
 
+# LiteLLM's model price table -------------------------------------------------------------
+
+LITELLM_URL = (
+    "https://raw.githubusercontent.com/BerriAI/litellm/main/model_prices_and_context_window.json"
+)
+
+
+@dataclass(frozen=True)
+class TokenRow:
+    """One hosted model's list price per million tokens, as the table gives it."""
+
+    key: str  # the table's key, e.g. "deepinfra/meta-llama/Meta-Llama-3.1-8B-Instruct"
+    price_in_per_m: float
+    price_out_per_m: float
+    raw: Mapping[str, Any] = field(compare=False)
+
+
+def litellm(text: str) -> tuple[dict[str, TokenRow], list[dict[str, Any]], int]:
+    """The table's chat models priced per token: (priced by key, refused, entries read). An
+    entry without both prices, or priced at zero, is refused with the reason."""
+    try:
+        data = json.loads(text)
+    except ValueError as error:
+        raise SourceUnreadable(f"not JSON: {error}") from error
+    if not isinstance(data, dict):
+        raise SourceUnreadable("not LiteLLM's price table: no object of models")
+    priced: dict[str, TokenRow] = {}
+    refused: list[dict[str, Any]] = []
+    for key, entry in data.items():
+        if key == "sample_spec" or not isinstance(entry, dict) or entry.get("mode") != "chat":
+            continue
+        given_in = _number(entry.get("input_cost_per_token"))
+        given_out = _number(entry.get("output_cost_per_token"))
+        if given_in is None or given_out is None:
+            refused.append({"row": {"key": key}, "reason": "no price per input and output token"})
+        elif given_in <= 0 or given_out <= 0:
+            refused.append({"row": {"key": key}, "reason": "zero price: the table gives none"})
+        else:
+            priced[key] = TokenRow(key, round(given_in * 1e6, 6), round(given_out * 1e6, 6), entry)
+    return priced, refused, len(data)
+
+
 # Reading ---------------------------------------------------------------------------------
 
 
@@ -328,6 +370,7 @@ class Source:
     parse: Callable[[str, str], Parsed]
     url: Callable[[str], str]
     per_provider: bool  # one file per cloud: `--provider` names it
+    per_token: bool = False  # per-token prices (TokenPrice), not GPU-hours
 
 
 SOURCES: dict[str, Source] = {
@@ -341,6 +384,14 @@ SOURCES: dict[str, Source] = {
     ),
     "gpuhunt": Source(
         "gpuhunt", "dstack gpuhunt catalog", gpuhunt, lambda p: GPUHUNT_URL.format(provider=p), True
+    ),
+    "litellm": Source(
+        "litellm",
+        "LiteLLM model price table",
+        lambda _text, _provider: Parsed(),  # read by litellm(): per-token, not per GPU-hour
+        lambda _p: LITELLM_URL,
+        False,
+        per_token=True,
     ),
 }
 

@@ -50,6 +50,7 @@ from decider.engine.markets import DEFAULT_MARKET, currency_rate, market_of
 from decider.engine.merge import answers_merge
 from decider.engine.providers import (
     Provider,
+    market_index,
     priced_at,
     providers_as_dict,
     providers_from_dict,
@@ -168,19 +169,23 @@ def pinned_figures(
 def priced_figures(
     assessment: Assessment, *, current: dict[str, Figure] | None = None
 ) -> dict[str, Figure] | None:
-    """The pinned figures as the saved result priced the cloud: the provider it named laid
-    over the market's, before the assessment's own overrides. What the what-if offers to
-    change is this one price, never the market's figure beside it (issue 53)."""
+    """The pinned figures as the saved result priced the cloud: the market's index from the
+    providers it pinned, the provider it named laid over them, before the assessment's own
+    overrides. What the what-if and the budget step offer to change is this one price,
+    never the market's figure beside it (issue 53)."""
     pinned = pinned_figures(assessment, current=current)
-    chosen = ((assessment.result or {}).get("provider") or {}).get("chosen")
-    if pinned is None or not chosen:
-        return pinned
-    gpu_model = assessment.answers.get("gpu_model") or ""
-    listed = providers_from_dict((assessment.result or {}).get("providers", []))
-    provider = next((p for p in listed if p.key == chosen["key"]), None)
+    if pinned is None:
+        return None
+    result = assessment.result or {}
+    gpu_model = gpus.gpu(assessment.answers.get("gpu_model")).key
+    market = market_of(assessment.answers).key
+    listed = [p for p in providers_from_dict(result.get("providers", [])) if p.market == market]
+    indexed = market_index(pinned, listed, gpu_model=gpu_model)
+    chosen = (result.get("provider") or {}).get("chosen")
+    provider = next((p for p in listed if chosen and p.key == chosen["key"]), None)
     if provider is None or not provider.rents(gpu_model):
-        return pinned
-    return priced_at(pinned, provider, gpu_model=gpu_model)
+        return indexed
+    return priced_at(indexed, provider, gpu_model=gpu_model)
 
 
 def step_figures(assessment: Assessment) -> dict[str, Figure]:

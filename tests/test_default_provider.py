@@ -47,3 +47,39 @@ def test_the_budget_step_and_the_what_if_quote_the_price_the_result_uses(client,
     what_if = re.search(r'id="what-if-gpu_hour_on_demand"[^>]*value="([0-9.]+)"', result)
     what_if = what_if or re.search(r'value="([0-9.]+)"[^>]*id="what-if-gpu_hour_on_demand"', result)
     assert float(what_if.group(1)) == priced
+
+
+def test_the_market_index_is_derived_from_the_listed_providers_prices(rules):
+    """One place for each price: the market's H100 index is a statistic of the listed
+    providers' current prices, never a figure typed beside them."""
+    import statistics
+
+    from decider.engine.providers import market_index
+    from decider.models import Assumption, ProviderPrice
+
+    listed = Provider.listed("global")
+    typed = Assumption.for_gpu_model("h100", "global")
+    index = market_index(typed, listed, gpu_model="h100")
+    on_demand = ProviderPrice.objects.filter(name="gpu_hour_on_demand", gpu_model="h100")
+    median = statistics.median(p.value for p in on_demand)
+    assert index["gpu_hour_on_demand"].value == pytest.approx(median, abs=1e-4)
+    assert index["gpu_hour_on_demand"].source.startswith(
+        f"Market index: the median of {on_demand.count()} listed providers"
+    )
+    # A reserved price: the median on demand × the median ratio among those publishing both.
+    both = [
+        ProviderPrice.objects.get(
+            provider=p.provider, name="gpu_hour_reserved_1y", gpu_model="h100"
+        ).value
+        / p.value
+        for p in on_demand
+        if ProviderPrice.objects.filter(
+            provider=p.provider, name="gpu_hour_reserved_1y", gpu_model="h100"
+        ).exists()
+    ]
+    assert both
+    assert index["gpu_hour_reserved_1y"].value == pytest.approx(
+        median * statistics.median(both), abs=1e-4
+    )
+    # The result's "market's typical price" is that index: a provider is compared with it.
+    assert market_index(typed, [], gpu_model="h100") == typed

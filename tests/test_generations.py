@@ -184,11 +184,9 @@ def test_the_result_page_and_the_report_answer_this_generation_or_the_next(clien
     # The B200 ships now: the newer generation, not the next one.
     assert "NVIDIA H100 or the newer NVIDIA B200?" in page and 'id="generation-sentence"' in page
     assert "This generation or the next?" not in page
-    # At the cheapest listed provider's prices (issue 53) renting costs more than owning:
-    # B200s, three times as fast for this work, are the cheaper GPUs to own.
-    assert (
-        "Own 8 NVIDIA B200 GPUs (3× as fast for this work) rather than 24 NVIDIA H100 GPUs" in page
-    )
+    # B200s rent for less than H100s per unit of this work: renting them beats owning either.
+    assert "Neither: renting throughout, on whichever generation does the work for less" in page
+    assert "Rent throughout, on the cheaper generation" in page
     assert "NVIDIA B200 can be bought now: The shipped price set" in page
     assert "What the NVIDIA H100 GPUs owned now are worth, year by year" in page
     assert page.count("Renting their work") == 1

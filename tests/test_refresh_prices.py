@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 from datetime import timedelta
 from io import StringIO
 from pathlib import Path
@@ -26,6 +27,7 @@ from decider.models import (
     PriceObservation,
     Provider,
     ProviderPrice,
+    TokenPrice,
 )
 from decider.services import evaluate_now
 from tests.factories import make_answers
@@ -421,3 +423,55 @@ def test_gpuhunt_rows_divide_by_their_gpus_and_spot_is_its_own_tier():
         ("spot", "h200", pytest.approx(3.3999)),
     ]
     assert [r["reason"][:9] for r in parsed.refused] == ["host only"]
+
+
+# Per-token prices: LiteLLM's table ------------------------------------------------------
+
+LITELLM = PRICES / "litellm-1.110.2-2026-09-29.json"
+
+
+def test_litellm_prices_per_million_tokens_confirm_the_shipped_ones(rules):
+    report = refresh("--source", "litellm", "--from-file", str(LITELLM))
+    table = json.loads(LITELLM.read_text())
+    shipped = {(t.provider, t.model): t for t in TokenPrice.objects.all()}
+    assert len(report["accepted"]) == sum("key '" in t.source for t in shipped.values()) > 40
+    for found in report["accepted"]:
+        row = shipped[(found["provider"], found["model"])]
+        entry = table[re.search(r"key '([^']+)'", row.source).group(1)]
+        assert found["price_in_per_m"] == pytest.approx(entry["input_cost_per_token"] * 1e6)
+        assert found["price_out_per_m"] == pytest.approx(entry["output_cost_per_token"] * 1e6)
+    # The shipped prices were read from this very file: every one is confirmed.
+    assert len(report["unchanged"]) == len(report["accepted"])
+    assert report["proposed"] == report["awaiting_approval"] == []
+    zero = [r for r in report["refused"] if r["reason"].startswith("zero price")]
+    assert len(zero) == 2 and all(table[r["row"]["key"]]["input_cost_per_token"] == 0 for r in zero)
+
+
+def test_a_token_price_that_moved_half_waits_for_its_own_approval(rules, staff, client):
+    row = TokenPrice.objects.filter(source__contains="key 'deepinfra/").order_by("pk").first()
+    was_in, was_out = row.price_in_per_m, row.price_out_per_m
+    TokenPrice.objects.filter(pk=row.pk).update(
+        price_in_per_m=round(was_in / 1.5, 6), price_out_per_m=round(was_out / 1.5, 6)
+    )
+    report = refresh("--source", "litellm", "--from-file", str(LITELLM))
+    waiting = report["awaiting_approval"]
+    assert [(w["provider"], w["model"]) for w in waiting] == [(row.provider, row.model)]
+    assert waiting[0]["change_pct"] == pytest.approx(50.0, abs=0.5)
+    run = PriceImport.objects.latest("started_at")
+    price_import.publish_draft(run, user=staff["paul"])
+    assert TokenPrice.objects.get(pk=row.pk).price_in_per_m == round(was_in / 1.5, 6)
+    large = FigureChange.objects.get(price_import=run, large_move=True)
+    client.force_login(staff["paul"])
+    client.post(
+        reverse("admin:decider_figurechange_changelist"),
+        {"action": "publish_changes", "_selected_action": [large.pk]},
+    )
+    now = TokenPrice.objects.get(pk=row.pk)
+    assert (now.price_in_per_m, now.price_out_per_m) == (
+        pytest.approx(was_in),
+        pytest.approx(was_out),
+    )
+    assert now.source.startswith("Imported: LiteLLM model price table")
+    # Its source still names the key, so the next import reads it again.
+    again = refresh("--source", "litellm", "--from-file", str(LITELLM))
+    assert (row.provider, row.model) in {(u["provider"], u["model"]) for u in again["unchanged"]}

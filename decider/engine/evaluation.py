@@ -167,14 +167,15 @@ def provider_priced(
     allow rents the GPU model in the answers' market). The two cheapest on today's demand
     are priced in full, over the answers' future: the cheaper of those is chosen."""
     choice = providers.choice_of(answers)
+    gpu_model = gpus.gpu(answers.get("gpu_model")).key
+    market = markets.market_of(answers).key
+    in_market = [p for p in listed if p.market == market]
+    # The market's GPU-hour prices, where listed providers rent the model, are theirs.
+    figures = providers.market_index(figures, in_market, gpu_model=gpu_model)
     cost_in = cost_answers(answers, excluded=frozenset(excluded))
     if not _rents(cost_in, excluded):
         return figures, None, None
-    gpu_model = gpus.gpu(answers.get("gpu_model")).key
-    market = markets.market_of(answers).key
-    candidates = providers.allowed(
-        [p for p in listed if p.market == market], choice, gpu_model=gpu_model
-    )
+    candidates = providers.allowed(in_market, choice, gpu_model=gpu_model)
     if not candidates:
         return figures, {"chosen": None, "runner_up": None, "allowed": []}, None
 

@@ -16,6 +16,7 @@ the answers' market, the cloud is priced at the market's figures, and the result
 from __future__ import annotations
 
 import re
+import statistics
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -208,6 +209,88 @@ def priced_at(
                 ),
             )
     return priced
+
+
+# The market's index (issue 53): where listed providers rent the GPU model, its GPU-hour
+# prices are a statistic of their current prices, never figures typed beside them.
+INDEX_SOURCE = (
+    "Market index: the median of {count} listed providers' on-demand prices for this GPU "
+    "model ({prices}), the newest dated {latest}"
+)
+INDEX_SOURCE_ZH = (
+    "市场指数：{count} 家已列出云厂商此 GPU 型号按需价格的中位数（{prices}），最新日期 {latest}"
+)
+RATIO_SOURCE = (
+    "Market index: the median on-demand price {on_demand:g} × {ratio:.3f}, the median ratio "
+    "of {figure} to on demand among the listed providers that publish both ({pairs})"
+)
+RATIO_SOURCE_ZH = (
+    "市场指数：按需价格中位数 {on_demand:g} × {ratio:.3f}，即同时公布 {figure} 与按需价格的"
+    "已列出云厂商两者之比的中位数（{pairs}）"
+)
+
+
+def market_index(
+    figures: Mapping[str, Figure], listed: Sequence[Provider], *, gpu_model: str
+) -> dict[str, Figure]:
+    """The market's figures with their GPU-hour prices derived from the listed providers
+    that rent `gpu_model`: on demand, the median of their on-demand prices; a reserved or
+    spot price, that median times the median ratio of the tier to on demand among the
+    providers that publish both for this model (for any model, when none does for this one).
+    Where no listed provider rents the model, the market's own figures stand."""
+    renting = sorted((p for p in listed if p.rents(gpu_model)), key=lambda p: p.key)
+    if not renting:
+        return dict(figures)
+    on_demand = [p.published(gpu_model)["gpu_hour_on_demand"] for p in renting]
+    median = statistics.median(f.value for f in on_demand)
+    latest = max(str(f.as_of) for f in on_demand)
+    prices = ", ".join(f"{p.name} {f.value:g}" for p, f in zip(renting, on_demand, strict=True))
+    values = {"count": len(renting), "prices": prices, "latest": latest}
+    indexed = dict(figures)
+    indexed["gpu_hour_on_demand"] = Figure(
+        "gpu_hour_on_demand",
+        round(median, 4),
+        INDEX_SOURCE.format(**values),
+        latest,
+        INDEX_SOURCE_ZH.format(**values),
+    )
+    for name in SCALED:
+        ratios = _tier_ratios(listed, name, gpu_model) or _tier_ratios(listed, name, None)
+        if not ratios:
+            continue  # no listed provider publishes this tier: the market's figure stands
+        ratio = statistics.median(ratios.values())
+        shown = {
+            "on_demand": round(median, 4),
+            "ratio": ratio,
+            "figure": name,
+            "pairs": ", ".join(f"{who} {r:.3f}" for who, r in sorted(ratios.items())),
+        }
+        indexed[name] = Figure(
+            name,
+            round(median * ratio, 4),
+            RATIO_SOURCE.format(**shown),
+            latest,
+            RATIO_SOURCE_ZH.format(**shown),
+        )
+    return indexed
+
+
+def _tier_ratios(listed: Sequence[Provider], name: str, gpu_model: str | None) -> dict[str, float]:
+    """Each listed provider's published `name` ÷ its on-demand price, for `gpu_model` (for
+    every model it publishes both for, when None), by "provider model"."""
+    found = {}
+    for provider in listed:
+        models = (
+            [gpu_model]
+            if gpu_model
+            else sorted({m for (n, m) in provider.prices if n == name and m})
+        )
+        for model in models:
+            published = provider.published(model)
+            on_demand = published.get("gpu_hour_on_demand")
+            if name in published and on_demand is not None and on_demand.value > 0:
+                found[f"{provider.name} {model}"] = published[name].value / on_demand.value
+    return found
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,7 @@ DEFAULT_PROVIDERS = {
     "azure": [""],
     "skypilot": ["aws", "gcp", "lambda", "runpod", "nebius", "hyperstack"],
     "gpuhunt": ["aws", "gcp", "azure", "lambdalabs", "runpod", "nebius"],
+    "litellm": [""],
 }
 
 
@@ -101,24 +102,23 @@ class Command(BaseCommand):
             where = report["source"] + (f" ({report['provider']})" if report["provider"] else "")
             self.stdout.write(
                 f"{where}: read {report['read']} rows, accepted {len(report['accepted'])}, "
-                f"refused {len(report['refused'])}, ignored {report['ignored']} (GPUs not priced)"
+                f"refused {len(report['refused'])}, ignored {report['ignored']} (not priced here)"
             )
             for entry in report["refused"]:
-                self.stdout.write(f"  refused line {entry['row'].get('line')}: {entry['reason']}")
+                row = entry["row"]
+                where = f"line {row['line']}" if "line" in row else f"“{row.get('key')}”"
+                self.stdout.write(f"  refused {where}: {entry['reason']}")
             for entry in report["skipped"]:
                 self.stdout.write(f"  skipped {_what(entry)}: {entry['reason']}")
             for entry in report["unchanged"]:
-                self.stdout.write(f"  unchanged {_what(entry)}: {entry['current']:g}")
+                self.stdout.write(f"  unchanged {_what(entry)}: {_amount(entry['current'])}")
             for label in ("proposed", "awaiting_approval"):
                 for entry in report[label]:
+                    move = entry["change_pct"]
                     self.stdout.write(
-                        f"  {label.replace('_', ' ')} {_what(entry)}: {entry['current']} → "
-                        f"{entry['proposed']:g}"
-                        + (
-                            f" ({entry['change_pct']:+g} %)"
-                            if entry["change_pct"] is not None
-                            else " (new)"
-                        )
+                        f"  {label.replace('_', ' ')} {_what(entry)}: "
+                        f"{_amount(entry['current'])} → {_amount(entry['proposed'])} "
+                        + (f"({move:+g} %)" if move is not None else "(new)")
                     )
             for flag in report["flags"]:
                 self.stdout.write(
@@ -127,4 +127,14 @@ class Command(BaseCommand):
 
 
 def _what(entry: dict[str, Any]) -> str:
-    return f"{entry['provider']} {entry['gpu_model']} {entry['tier'].replace('_', ' ')}"
+    model = entry.get("model") or entry["gpu_model"]
+    return f"{entry['provider']} {model} {entry['tier'].replace('_', ' ')}"
+
+
+def _amount(value: Any) -> str:
+    """A price as the report holds it: per GPU-hour, or per million tokens in and out."""
+    if value is None:
+        return "none"
+    if isinstance(value, dict):
+        return f"{value['in']:g}/{value['out']:g} per million tokens"
+    return f"{value:g}"
