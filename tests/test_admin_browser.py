@@ -101,3 +101,52 @@ def test_the_criteria_list_explains_the_weights_and_fits_at_1280(
     scroll, inner, table_right, filters_left = overflow
     # On screen, and not under the filters beside it.
     assert scroll <= inner and table_right <= min(inner, filters_left), overflow
+
+
+def test_a_publisher_reads_an_import_s_draft_and_makes_it_current(
+    browser, live_server, rules, django_user_model
+):
+    """Issue 53 in Chromium: a recorded Azure page imported; the publisher sees the draft's
+    diff and refusals, publishes the draft, and the large move stays waiting on its own."""
+    from django.contrib.auth.models import Group
+    from django.core.management import call_command
+
+    from decider.models import FigureChange, ProviderPrice
+    from tests.test_refresh_prices import AZURE
+
+    ProviderPrice.objects.filter(
+        provider__key="azure", name="gpu_hour_on_demand", gpu_model="h100"
+    ).update(value=8.0)
+    call_command("refresh_prices", "--source", "azure", "--from-file", str(AZURE))
+    paul = django_user_model.objects.create_user("paul", password="pw-Decider-1", is_staff=True)
+    paul.groups.add(Group.objects.get(name="publishers"))
+
+    page = new_page(browser)
+    page.goto(f"{live_server.url}/admin/")
+    page.get_by_label("Username").fill("paul")
+    page.get_by_label("Password").fill("pw-Decider-1")
+    page.get_by_role("button", name="Log in").click()
+    page.get_by_role("link", name="Price imports").click()
+    page.locator("#result_list tbody th a").first.click()
+    draft = page.locator(".price-draft")
+    expect(draft).to_contain_text("azure h100 on demand: 8 → 12.29 per GPU-hour")
+    expect(draft).to_contain_text("large move: approve it on its own")
+    expect(draft).to_contain_text("azure h100 reserved 1y: new → 7.8656 per GPU-hour")
+    expect(page.locator(".field-refused_list")).to_contain_text("Windows: the price includes")
+
+    page.get_by_role("link", name="Price imports").first.click()
+    page.locator("#result_list tbody input[type=checkbox]").first.check()
+    page.locator("select[name=action]").select_option("publish_drafts")
+    page.get_by_role("button", name="Go").click()
+    expect(page.locator(".messagelist")).to_contain_text("2 prices published")
+    reserved = ProviderPrice.objects.get(
+        provider__key="azure", name="gpu_hour_reserved_1y", gpu_model="h100"
+    )
+    assert reserved.value == pytest.approx(7.8656)
+    assert (
+        ProviderPrice.objects.get(
+            provider__key="azure", name="gpu_hour_on_demand", gpu_model="h100"
+        ).value
+        == 8.0
+    )  # the large move waits for its own approval
+    assert FigureChange.objects.filter(large_move=True, state=FigureChange.WAITING).count() == 1
