@@ -33,9 +33,11 @@ from django.utils.translation import gettext_lazy as _
 from simple_history.admin import SimpleHistoryAdmin
 
 from decider import figure_changes
+from decider.engine import gpus
 from decider.engine.figures import FIGURE_NAMES, FIGURES
 from decider.engine.markets import MARKETS
 from decider.engine.outcomes import OUTCOME_NAMES, OUTCOMES, outcome_name
+from decider.engine.providers import INDEXED
 from decider.engine.questionnaire import GPU_MODELS, RULE_QUESTIONS
 from decider.engine.ruledocs import (
     Problem,
@@ -1201,6 +1203,30 @@ class AssumptionAdmin(LiveFigureAdmin):
         if is_chinese(get_language()) and obj.source_zh:
             return obj.source_zh
         return obj.source
+
+    def get_list_display(self, request: HttpRequest) -> list[Any]:
+        """The source column says first when a GPU-hour price is not read: the listed
+        providers rent the model, and the market index is derived from their prices."""
+        rented = {
+            (market, model)
+            for market in MARKETS
+            for providers in [Provider.listed(market)]
+            for model in gpus.in_market(market)
+            if any(p.rents(model) for p in providers)
+        }
+
+        @admin.display(description=_("source"), ordering="source")
+        def source(obj: Assumption) -> str:
+            shown = self.source_shown(obj)
+            if obj.name in INDEXED and (obj.market, obj.gpu_model or gpus.DEFAULT) in rented:
+                return gettext(
+                    "Not read while listed providers rent this GPU model: the market index "
+                    "is derived from their prices (Cloud providers). Kept for when none "
+                    "does. %(source)s"
+                ) % {"source": shown}
+            return shown
+
+        return [name for name in self.list_display if name != "source_shown"] + [source]
 
 
 class ProviderPriceForm(forms.ModelForm):

@@ -33,7 +33,13 @@ from decider.decision import (
 )
 from decider.engine import questionnaire, scoring
 from decider.engine.decided import Decision
-from decider.engine.figures import FIGURES, is_estimate, is_imported, is_unofficial
+from decider.engine.figures import (
+    FIGURES,
+    OVERRIDE_SOURCE,
+    is_estimate,
+    is_imported,
+    is_unofficial,
+)
 from decider.engine.markets import currency_rate, symbol_of
 from decider.engine.outcomes import (
     API,
@@ -441,6 +447,15 @@ def _provider_note(costs: Mapping[str, Any]) -> tuple[str, str] | None:
         )
     else:
         text += sep + _("No other provider your answers allow rents this GPU model.")
+    on_demand = costs.get("assumptions", {}).get("gpu_hour_on_demand")
+    if on_demand and on_demand["source"] != OVERRIDE_SOURCE:  # the user's own: no date
+        values["date"] = formats.month_text(on_demand["as_of"])
+        if is_imported(on_demand["source"]):
+            text += sep + _(
+                "Its on-demand price as of %(date)s, imported from a public price source."
+            )
+        else:
+            text += sep + _("Its on-demand price as of %(date)s, entered by hand from its source.")
     return ("provider", text % values)
 
 

@@ -83,3 +83,16 @@ def test_the_market_index_is_derived_from_the_listed_providers_prices(rules):
     )
     # The result's "market's typical price" is that index: a provider is compared with it.
     assert market_index(typed, [], gpu_model="h100") == typed
+
+
+def test_the_admin_says_which_typed_prices_the_index_replaces(client, admin_user):
+    from decider.models import Assumption
+
+    client.force_login(admin_user)
+    url = reverse("admin:decider_assumption_changelist")
+    global_h100 = client.get(url, {"market": "global", "gpu_model": "", "q": "gpu_hour_on_demand"})
+    assert "Not read while listed providers rent this GPU model" in global_h100.content.decode()
+    # The mainland market lists no provider: its typed prices price the cloud.
+    cn = client.get(url, {"market": "cn", "q": "gpu_hour_on_demand"}).content.decode()
+    assert Assumption.objects.filter(market="cn", name="gpu_hour_on_demand").exists()
+    assert "Not read while" not in cn

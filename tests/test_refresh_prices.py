@@ -391,6 +391,10 @@ def test_the_figures_table_says_which_prices_were_imported_and_which_are_stale(c
         # Typed in by an admin from a dated source.
         assert "entered by hand" in rows["server_price"]
         assert "imported" not in rows["server_price"]
+        # The sentence naming the provider dates its price as the table does: Azure's H100 on
+        # demand was typed from a November copy, newer than the file (so not re-dated).
+        assert "entered by hand" in rows["gpu_hour_on_demand"]
+        assert "Its on-demand price as of November 2026, entered by hand from its source." in page
 
 
 def test_an_imported_price_is_fresh_for_thirty_days(client, staff, settings):
@@ -475,3 +479,19 @@ def test_a_token_price_that_moved_half_waits_for_its_own_approval(rules, staff, 
     # Its source still names the key, so the next import reads it again.
     again = refresh("--source", "litellm", "--from-file", str(LITELLM))
     assert (row.provider, row.model) in {(u["provider"], u["model"]) for u in again["unchanged"]}
+
+
+def test_a_published_import_prices_the_next_result_and_says_it_was_imported(client, staff):
+    report = refresh("--source", "skypilot", "--provider", "lambda", "--from-file", str(LAMBDA))
+    moved = {(p["gpu_model"], p["tier"]): p for p in report["proposed"]}
+    assert moved[("h100", "on_demand")]["proposed"] == pytest.approx(23.92 / 8)
+    price_import.publish_draft(PriceImport.objects.latest("started_at"), user=staff["paul"])
+    made = client.post(
+        "/api/assessments",
+        json.dumps(make_answers("growth", providers={"allow": ["lambda"]})),
+        content_type="application/json",
+    ).json()
+    assert made["result"]["costs"]["provider"]["key"] == "lambda"
+    assert made["result"]["costs"]["assumptions"]["gpu_hour_on_demand"]["value"] == 2.99
+    page = client.get(urlparse(made["edit_url"]).path).content.decode()
+    assert "Its on-demand price as of December 2026, imported from a public price source." in page

@@ -36,6 +36,8 @@ PRICED = (
 )
 # Derived from the provider's on-demand price at the market's ratio, when not published.
 SCALED = ("gpu_hour_reserved_1y", "gpu_hour_reserved_3y", "gpu_hour_spot")
+# The market's figures its index derives from the listed providers' prices (market_index).
+INDEXED = ("gpu_hour_on_demand", *SCALED)
 KEY = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
 MAX_NAMED = 20
 
