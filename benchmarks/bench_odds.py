@@ -96,7 +96,7 @@ def measure_whole() -> list[tuple[str, float, float]]:
     from decider.engine.evaluation import answers_evaluate, answers_odds, answers_plan, cost_answers
     from decider.engine.figures import figures_select
     from decider.engine.markets import market_of
-    from tests.factories import shipped_figure_rows
+    from tests.factories import shipped_figure_rows, shipped_providers
 
     rulebook = _rulebook()
     rows = []
@@ -105,9 +105,14 @@ def measure_whole() -> list[tuple[str, float, float]]:
             rows=shipped_figure_rows(market_of(answers).key), gpu_model=answers["gpu_model"]
         )
 
-        def whole(answers=answers, figures=figures) -> None:
+        # Priced at the cheapest listed provider, as every assessment is (issue 53).
+        listed = shipped_providers(market_of(answers).key)
+
+        def whole(answers=answers, figures=figures, listed=listed) -> None:
             stages.forget_searches()  # a new assessment: nothing searched yet
-            found = answers_evaluate(answers=answers, rulebook=rulebook, figures=figures)
+            found = answers_evaluate(
+                answers=answers, rulebook=rulebook, figures=figures, listed=listed
+            )
             excluded = found.result.excluded
             if found.odds is None:  # drawn while scoring, and kept for the page
                 answers_odds(answers=answers, figures=found.figures, excluded=excluded, seed=0)

@@ -172,6 +172,26 @@ def shipped_figures(
     return figures
 
 
+def shipped_providers(market: str = "global") -> list[Any]:
+    """fixtures/providers.json: one market's listed providers with their prices, as the
+    engine reads them (what every assessment is priced at by default, issue 53)."""
+    from decider.engine.providers import providers_from_dict
+
+    data = json.loads((FIXTURES / "providers.json").read_text(encoding="utf-8"))
+    return providers_from_dict(
+        {
+            **provider,
+            "prices": [
+                {**price, "as_of": str(price["as_of"])}
+                for price in data["prices"]
+                if price["provider"] == provider["key"]
+            ],
+        }
+        for provider in data["providers"]
+        if provider["market"] == market
+    )
+
+
 # --- rules ----------------------------------------------------------------------
 
 
