@@ -495,3 +495,48 @@ def test_a_published_import_prices_the_next_result_and_says_it_was_imported(clie
     assert made["result"]["costs"]["assumptions"]["gpu_hour_on_demand"]["value"] == 2.99
     page = client.get(urlparse(made["edit_url"]).path).content.decode()
     assert "Its on-demand price as of December 2026, imported from a public price source." in page
+
+
+# The schedule ------------------------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_the_daily_import_is_scheduled_only_when_its_sources_are_named():
+    from tests.test_deploy import ROOT, compose_env
+
+    code = "from django.conf import settings; print(sorted(settings.CELERY_BEAT_SCHEDULE))"
+
+    def schedule(**env: str) -> str:
+        import subprocess
+        import sys
+
+        shell = compose_env({"DJANGO_SECRET_KEY": "x" * 50, "POSTGRES_PASSWORD": "pw"}, **env)
+        done = subprocess.run(
+            [sys.executable, "manage.py", "shell", "-c", code],
+            cwd=ROOT,
+            env=shell,
+            capture_output=True,
+            text=True,
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout.strip().splitlines()[-1]
+
+    assert "refresh-prices" not in schedule()  # compose's default: off
+    assert "refresh-prices" in schedule(DECIDER_PRICE_REFRESH="azure,skypilot:lambda")
+
+
+def test_the_scheduled_import_logs_a_source_it_cannot_read_and_reads_the_rest(
+    rules, settings, monkeypatch, caplog
+):
+    from decider import tasks
+
+    monkeypatch.setattr(price_sources, "SKYPILOT_URL", "http://127.0.0.1:9/{provider}/vms.csv")
+    monkeypatch.setattr(price_sources, "AZURE_URL", "http://127.0.0.1:9/azure")
+    settings.DECIDER_PRICE_REFRESH = ["skypilot:lambda", "azure"]
+    tasks.refresh_prices()
+    runs = PriceImport.objects.order_by("pk")
+    assert [(r.source, r.provider, r.state) for r in runs] == [
+        ("skypilot", "lambda", "failed"),
+        ("azure", "", "failed"),
+    ]
+    assert "price import skypilot:lambda" in caplog.text
