@@ -668,8 +668,12 @@ def _figure_rows(costs: Mapping[str, Any], *, overrides: Mapping[str, float]) ->
             "overridden": name in overrides,
             "estimated": is_estimate(data["source"]),
             "unofficial": is_unofficial(data["source"]),
-            "imported": is_imported(data["source"]),
-            "stale": _stale(data["as_of"], imported=is_imported(data["source"])),
+            "origin": (origin := _origin(data["source"], costs["assumptions"])),
+            "imported": origin == "imported",
+            "stale": _stale(
+                data["as_of"],
+                imported=origin == "imported" or (origin == "derived" and _read_daily(costs)),
+            ),
             **data,
             "source": (data.get("source_zh") if chinese else None) or data["source"],
             "unit": FIGURES[name].unit_in(prices_in).get(language),
@@ -680,6 +684,25 @@ def _figure_rows(costs: Mapping[str, Any], *, overrides: Mapping[str, float]) ->
         for name, data in costs["assumptions"].items()
     ]
     return sorted(rows, key=lambda row: row["label"].casefold())
+
+
+def _origin(source: str, figures: Mapping[str, Any]) -> str:
+    """Where a figure's value came from: "imported" (read by refresh_prices and published),
+    "derived" (from other prices: the market's index, or a provider's unpublished tier at
+    the index's ratio), or "hand" (typed in by an admin from its dated source)."""
+    if is_imported(source):
+        return "imported"
+    if source.startswith("Market index:") or (
+        "derived as its on-demand price" in source and is_estimate(source)
+    ):
+        return "derived"
+    return "hand"
+
+
+def _read_daily(costs: Mapping[str, Any]) -> bool:
+    """Whether the cloud's on-demand price, which derived prices rest on, was imported."""
+    on_demand = costs["assumptions"].get("gpu_hour_on_demand") or {}
+    return is_imported(on_demand.get("source", ""))
 
 
 # A figure dated longer ago than this is tagged: prices move within a year (issue 51), and an

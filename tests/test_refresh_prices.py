@@ -390,6 +390,7 @@ def test_the_figures_table_says_which_prices_were_imported_and_which_are_stale(c
         assert "stale: imported over 30 days ago" in rows["gpu_hour_reserved_1y"]
         # Typed in by an admin from a dated source.
         assert "entered by hand" in rows["server_price"]
+        assert ">derived<" not in rows["server_price"]
         assert "imported" not in rows["server_price"]
         # The sentence naming the provider dates its price as the table does: Azure's H100 on
         # demand was typed from a November copy, newer than the file (so not re-dated).
@@ -495,6 +496,9 @@ def test_a_published_import_prices_the_next_result_and_says_it_was_imported(clie
     assert made["result"]["costs"]["assumptions"]["gpu_hour_on_demand"]["value"] == 2.99
     page = client.get(urlparse(made["edit_url"]).path).content.decode()
     assert "Its on-demand price as of December 2026, imported from a public price source." in page
+    # Lambda publishes no spot price: derived from the imported one, and said so.
+    spot = next(row for row in page.split("<tr") if ">gpu_hour_spot<" in row)
+    assert ">derived<" in spot and "entered by hand" not in spot
 
 
 # The schedule ------------------------------------------------------------------------------
