@@ -430,10 +430,17 @@ def _provider_note(costs: Mapping[str, Any]) -> tuple[str, str] | None:
         "value": formats.money(provider["present_value"], costs["currency"]),
     }
     sep = "" if is_chinese(language) else " "  # Chinese sentences follow one another
-    text = _(
-        "The cloud is priced at %(provider)s's list prices (%(kind)s), the cheapest provider "
-        "your answers allow: %(value)s in present value."
-    )
+    if provider.get("ruled_out"):
+        text = _(
+            "Your answers rule renting out; the cloud options are shown at the price they "
+            "would be rented at: %(provider)s's list prices (%(kind)s), the cheapest listed "
+            "provider, %(value)s in present value."
+        )
+    else:
+        text = _(
+            "The cloud is priced at %(provider)s's list prices (%(kind)s), the cheapest "
+            "provider your answers allow: %(value)s in present value."
+        )
     if runner_up := costs.get("provider_runner_up"):
         values |= {
             "runner_up": summary.provider_name(runner_up, language),

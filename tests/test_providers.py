@@ -117,9 +117,11 @@ def test_dearer_list_prices_make_the_cloud_dearer_than_the_market_figures():
 
 def test_data_that_may_not_leave_never_lands_on_a_provider():
     evaluation = evaluate({}, residency="all")
-    assert evaluation.costs["provider"] is None
-    assert evaluation.provider is None
     assert evaluation.result.recommendation != "cloud"
+    # The ruled-out cloud is shown at the price it would be rented at, and says so.
+    assert evaluation.costs["provider"]["key"] == "cheapgpu"
+    assert evaluation.costs["provider"]["ruled_out"] is True
+    assert "ruled_out" not in evaluate({}).costs["provider"]
 
 
 def test_no_provider_allowed_that_rents_the_gpu_model_leaves_the_market_figures():

@@ -163,8 +163,9 @@ def provider_priced(
 ) -> tuple[Mapping[str, Figure], dict[str, Any] | None, dict[str, Any] | None]:
     """The figures at the cheapest provider the answers allow, what names it and the
     runner-up, and its cost section in the price set's currency (None, and the market's
-    figures: no provider asked for, or nothing is rented; `chosen` None: none the answers
-    allow rents the GPU model in the answers' market). The two cheapest on today's demand
+    figures, where no listed provider rents the GPU model; `chosen` None: none the answers
+    allow rents it in the answers' market; `chosen.ruled_out`: the answers rule renting out,
+    and the cloud is shown at the price it would be rented at). The two cheapest on today's demand
     are priced in full, over the answers' future: the cheaper of those is chosen."""
     choice = providers.choice_of(answers)
     gpu_model = gpus.gpu(answers.get("gpu_model")).key
@@ -173,8 +174,9 @@ def provider_priced(
     # The market's GPU-hour prices, where listed providers rent the model, are theirs.
     figures = providers.market_index(figures, in_market, gpu_model=gpu_model)
     cost_in = cost_answers(answers, excluded=frozenset(excluded))
-    if not _rents(cost_in, excluded):
-        return figures, None, None
+    # Ruled out (data that may not leave), the cloud is still shown, at the price it would
+    # be rented at: what the constraint costs is read against a real provider's prices.
+    ruled_out = not _rents(cost_in, excluded)
     candidates = providers.allowed(in_market, choice, gpu_model=gpu_model)
     if not candidates:
         return figures, {"chosen": None, "runner_up": None, "allowed": []}, None
@@ -202,9 +204,12 @@ def provider_priced(
         chosen_costs = in_full[chosen.provider.key]
         at_market = _cloud_value(_in_full(answers, figures, excluded, cost_in))
     facts = {
-        "chosen": providers.provider_facts(
-            chosen.provider, chosen.cost, market_present_value=at_market
-        ),
+        "chosen": {
+            **providers.provider_facts(
+                chosen.provider, chosen.cost, market_present_value=at_market
+            ),
+            **({"ruled_out": True} if ruled_out else {}),
+        },
         "runner_up": providers.provider_facts(rest[0].provider, rest[0].cost) if rest else None,
         "allowed": [p.key for p in candidates],
     }
