@@ -16,6 +16,7 @@ import json
 import urllib.error
 import urllib.parse
 import urllib.request
+import zipfile
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -52,7 +53,10 @@ SKYPILOT_URL = (
     "https://raw.githubusercontent.com/skypilot-org/skypilot-catalog/master/catalogs/v7/"
     "{provider}/vms.csv"
 )
-GPUHUNT_URL = "https://dstack-gpu-pricing.s3.eu-west-1.amazonaws.com/v2/latest/{provider}.csv"
+# dstack publishes one catalog per provider, rebuilt hourly: its version, then a zip holding
+# `<provider>.csv` (the layout as gpuhunt's publishing workflow writes it, v3).
+GPUHUNT_BASE = "https://dstack-gpu-pricing.s3.eu-west-1.amazonaws.com/v3"
+GPUHUNT_URL = GPUHUNT_BASE + "/{provider}/version"
 # The source's name of a cloud → Decider's provider key (fixtures/providers.json).
 PROVIDER_KEYS = {"lambdalabs": "lambda"}
 
@@ -204,6 +208,11 @@ def gpuhunt(text: str, provider: str) -> Parsed:
             parsed.refuse(line, raw, "host only: the row prices a machine without its GPUs")
             continue
         sku = raw["instance_name"]
+        if "dws" in (raw.get("flags") or "").lower():
+            parsed.refuse(
+                line, raw, "Dynamic Workload Scheduler (calendar mode): a booking, not on demand"
+            )
+            continue
         model = gpu_model_of(raw["gpu_name"], _number(raw.get("gpu_memory")), sku)
         price = _number(raw.get("price"))
         if model is None:
@@ -383,7 +392,11 @@ SOURCES: dict[str, Source] = {
         True,
     ),
     "gpuhunt": Source(
-        "gpuhunt", "dstack gpuhunt catalog", gpuhunt, lambda p: GPUHUNT_URL.format(provider=p), True
+        "gpuhunt",
+        "dstack gpuhunt catalog",
+        gpuhunt,
+        lambda p: GPUHUNT_URL.format(provider=p),
+        True,
     ),
     "litellm": Source(
         "litellm",
@@ -397,8 +410,10 @@ SOURCES: dict[str, Source] = {
 
 
 def fetch(url: str, *, timeout: float = FETCH_TIMEOUT_S) -> str:
-    """The text at `url` over HTTPS; Azure's pages followed to the last. SourceUnreadable
-    with the reason when it cannot be read."""
+    """The text at `url` over HTTPS; Azure's pages followed to the last, gpuhunt's current
+    catalog found by its version. SourceUnreadable with the reason when it cannot be read."""
+    if url.startswith(GPUHUNT_BASE) and url.endswith("/version"):
+        return _gpuhunt_catalog(url, timeout)
     pages: list[Any] = []
     next_url: str | None = url
     while next_url and len(pages) < MAX_PAGES:
@@ -414,11 +429,30 @@ def fetch(url: str, *, timeout: float = FETCH_TIMEOUT_S) -> str:
     return json.dumps(pages)
 
 
+def _gpuhunt_catalog(version_url: str, timeout: float) -> str:
+    """The CSV inside the provider's current catalog zip."""
+    version = _get(version_url, timeout).strip()
+    zip_url = version_url.removesuffix("/version") + f"/{version}/catalog.zip"
+    try:
+        with zipfile.ZipFile(io.BytesIO(_get_bytes(zip_url, timeout))) as archive:
+            name = next(n for n in archive.namelist() if n.endswith(".csv"))
+            return archive.read(name).decode("utf-8")
+    except (zipfile.BadZipFile, StopIteration, UnicodeDecodeError) as error:
+        raise SourceUnreadable(f"{zip_url} holds no catalog CSV: {error}") from error
+
+
 def _get(url: str, timeout: float) -> str:
+    try:
+        return _get_bytes(url, timeout).decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise SourceUnreadable(f"{url} did not answer with text: {error}") from error
+
+
+def _get_bytes(url: str, timeout: float) -> bytes:
     request = urllib.request.Request(url, headers={"User-Agent": "decider-refresh-prices"})
     try:
         with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310
-            return response.read().decode("utf-8")
+            return bytes(response.read())
     except (urllib.error.URLError, OSError, ValueError) as error:
         reason = getattr(error, "reason", None) or error
         raise SourceUnreadable(f"could not read {url}: {reason}") from error

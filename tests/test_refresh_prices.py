@@ -408,26 +408,65 @@ def test_an_imported_price_is_fresh_for_thirty_days(client, staff, settings):
     assert report._stale((today - timedelta(days=400)).isoformat(), imported=False)
 
 
+# No recorded gpuhunt catalog was reachable (they are published to object storage): the
+# header is gpuhunt's own (src/gpuhunt/_internal/storage.py at 35841515), the prices are AWS's
+# p5en.48xlarge in us-east-1 as `dstack offer` printed them through gpuhunt (dstack pull
+# request 4110, 2026-08-06); the other columns are left empty. The last row stands for GCP's
+# calendar-mode bookings, which gpuhunt flags "gcp-dws-calendar-mode".
+GPUHUNT_AWS = "\n".join(
+    [
+        "instance_name,location,price,cpu,memory,gpu_count,gpu_name,gpu_memory,spot,"
+        "disk_size,gpu_vendor,flags,cpu_arch,provider_data",
+        "p5en.48xlarge,us-east-1,63.296,,,8,H200,141,False,,nvidia,,,",
+        "p5en.48xlarge,us-east-1,27.1992,,,8,H200,141,True,,nvidia,,,",
+        "r5.large,us-east-1,0.126,,,0,,,False,,,,,",
+        "a3-highgpu-8g,us-central1,30.0,,,8,H100,80,False,,nvidia,gcp-dws-calendar-mode,,",
+    ]
+)
+
+
 def test_gpuhunt_rows_divide_by_their_gpus_and_spot_is_its_own_tier():
-    # No recorded gpuhunt catalog was reachable (they are published to object storage): the
-    # header is gpuhunt's own (src/gpuhunt/_internal/storage.py at 35841515), the prices are
-    # AWS's p5en.48xlarge in us-east-1 as `dstack offer` printed them through gpuhunt
-    # (dstack pull request 4110, 2026-08-06); the other columns are left empty.
-    header = "instance_name,location,price,cpu,memory,gpu_count,gpu_name,gpu_memory,spot,disk_size,gpu_vendor,flags,cpu_arch,provider_data"
-    text = "\n".join(
-        [
-            header,
-            "p5en.48xlarge,us-east-1,63.296,,,8,H200,141,False,,nvidia,,,",
-            "p5en.48xlarge,us-east-1,27.1992,,,8,H200,141,True,,nvidia,,,",
-            "r5.large,us-east-1,0.126,,,0,,,False,,,,,",
-        ]
-    )
-    parsed = price_sources.gpuhunt(text, "aws")
+    parsed = price_sources.gpuhunt(GPUHUNT_AWS, "aws")
     assert [(r.tier, r.gpu_model, r.price_per_gpu_hour) for r in parsed.rows] == [
         ("on_demand", "h200", pytest.approx(7.912)),
         ("spot", "h200", pytest.approx(3.3999)),
     ]
-    assert [r["reason"][:9] for r in parsed.refused] == ["host only"]
+    assert [r["reason"][:9] for r in parsed.refused] == ["host only", "Dynamic W"]
+
+
+def test_gpuhunt_s_current_catalog_is_found_by_its_version_over_http(rules, tmp_path, monkeypatch):
+    """Without --from-file: the provider's version, then its catalog zip, as dstack
+    publishes them (served here by a real HTTP server on this machine)."""
+    import threading
+    import zipfile
+    from functools import partial
+    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+    published = tmp_path / "aws" / "20261207-3"
+    published.mkdir(parents=True)
+    (tmp_path / "aws" / "version").write_text("20261207-3\n")
+    with zipfile.ZipFile(published / "catalog.zip", "w") as archive:
+        archive.writestr("aws.csv", GPUHUNT_AWS)
+    handler = partial(SimpleHTTPRequestHandler, directory=str(tmp_path))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    monkeypatch.setattr(price_sources, "GPUHUNT_BASE", base)
+    monkeypatch.setattr(price_sources, "GPUHUNT_URL", base + "/{provider}/version")
+    try:
+        report = refresh("--source", "gpuhunt", "--provider", "aws")
+    finally:
+        server.shutdown()
+    assert sorted((a["tier"], round(a["price_per_gpu_hour"], 4)) for a in report["accepted"]) == [
+        ("on_demand", 7.912),
+        ("spot", 3.3999),
+    ]
+    # AWS's H200 prices were typed from the same reading: confirmed, nothing proposed.
+    assert {(u["gpu_model"], u["tier"]) for u in report["unchanged"]} == {
+        ("h200", "on_demand"),
+        ("h200", "spot"),
+    }
+    assert report["proposed"] == report["awaiting_approval"] == []
 
 
 # Per-token prices: LiteLLM's table ------------------------------------------------------
