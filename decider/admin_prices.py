@@ -12,11 +12,13 @@ from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
+from django.utils.text import format_lazy
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
 from decider import figure_changes, price_import
 from decider.models import FigureChange, PriceImport, PriceObservation
+from decider.price_import import FLAG_PCT
 
 
 def failed_sources() -> list[PriceImport]:
@@ -119,7 +121,9 @@ class PriceImportAdmin(admin.ModelAdmin):
         )
         return format_html("<table class='price-draft'>{}{}</table>", head, rows)
 
-    @admin.display(description=_("flags: sources more than 20 % apart"))
+    @admin.display(
+        description=format_lazy(_("flags: sources more than {pct:g} % apart"), pct=FLAG_PCT)
+    )
     def flag_list(self, run: PriceImport) -> SafeString:
         return format_html_join(
             "",

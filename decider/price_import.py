@@ -291,9 +291,10 @@ def _sourced(run: PriceImport, source: price_sources.Source, found: Pick) -> dic
     else:
         sum_en = f"{row.instance_price:g} {row.currency}/h ÷ {row.gpu_count}"
         sum_zh = f"{row.instance_price:g} {row.currency}/小时 ÷ {row.gpu_count}"
-    where = source.url(run.provider)
+    where = where_zh = source.url(run.provider)
     if run.url != where:  # replayed from a recorded file
-        where += f" (recorded copy {run.url.rsplit('/', 1)[-1]})"
+        copy = run.url.rsplit("/", 1)[-1]
+        where, where_zh = f"{where} (recorded copy {copy})", f"{where}（记录副本 {copy}）"
     return {
         "value": round(found.price, 4),
         "as_of": day,
@@ -305,7 +306,7 @@ def _sourced(run: PriceImport, source: price_sources.Source, found: Pick) -> dic
         "source_zh": (
             f"导入：{source.label}，{row.sku}（{row.gpu_count} × {model}），{row.region}，"
             f"{TIER_ZH.get(row.tier, row.tier)}：{sum_zh} 卡 = 每 GPU 小时 {found.price:g}，"
-            f"观测于 {day:%Y-%m-%d}。{where}"
+            f"观测于 {day:%Y-%m-%d}。{where_zh}"
         ),
     }
 

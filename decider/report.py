@@ -677,7 +677,8 @@ def _figure_rows(costs: Mapping[str, Any], *, overrides: Mapping[str, float]) ->
             "unofficial": is_unofficial(data["source"]),
             "origin": (origin := _origin(data["source"], costs["assumptions"])),
             "imported": origin == "imported",
-            "stale": _stale(
+            # The stale tag's words, or "" while the figure is fresh.
+            "stale": _stale_tag(
                 data["as_of"],
                 imported=origin == "imported" or (origin == "derived" and _read_daily(costs)),
             ),
@@ -726,6 +727,15 @@ def _stale(as_of: str, *, imported: bool = False) -> bool:
         return False
     limit = STALE_IMPORTED_AFTER_DAYS if imported else STALE_AFTER_DAYS
     return (timezone.localdate() - dated).days > limit
+
+
+def _stale_tag(as_of: str, *, imported: bool) -> str:
+    """What the figures table tags a stale figure with ("" when it is not stale)."""
+    if not _stale(as_of, imported=imported):
+        return ""
+    if imported:
+        return _("stale: imported over %(days)d days ago") % {"days": STALE_IMPORTED_AFTER_DAYS}
+    return _("over a year old")
 
 
 def _converted(amount: float, currency: str) -> str:

@@ -59,6 +59,25 @@ def _the_first_screen_quotes_the_decision(page):
     assert verdict.startswith("Cloud") and " than " in verdict and "present value" in verdict
     expect(page.locator("#at-a-glance li.recommended")).to_have_attribute("data-outcome", "cloud")
     assert page.locator("#at-a-glance li").count() >= 2
+    _the_cloud_is_priced_at_a_named_provider(page)
+
+
+def _the_cloud_is_priced_at_a_named_provider(page):
+    """Issue 53: with no provider asked for, the cloud is priced at the cheapest listed one,
+    the cost notes name it and date its price, and the figures table quotes that price."""
+    from decider.models import Assessment
+
+    result = Assessment.objects.latest("pk").result
+    chosen = result["provider"]["chosen"]
+    price = result["assumptions"]["gpu_hour_on_demand"]
+    notes = page.locator(".cost-notes").first.text_content()
+    assert f"The cloud is priced at {chosen['name']}'s list prices" in notes
+    assert "Its on-demand price as of" in notes and "entered by hand" in notes
+    row = page.locator(
+        "table.assumptions tr", has=page.locator("code", has_text="gpu_hour_on_demand")
+    )
+    assert f"{price['value']:g}" in row.text_content()
+    assert "entered by hand" in row.text_content()
 
 
 def test_the_same_journey_works_with_javascript_disabled(browser, live_server, rules):

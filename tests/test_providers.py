@@ -121,6 +121,10 @@ def test_data_that_may_not_leave_never_lands_on_a_provider():
     # The ruled-out cloud is shown at the price it would be rented at, and says so.
     assert evaluation.costs["provider"]["key"] == "cheapgpu"
     assert evaluation.costs["provider"]["ruled_out"] is True
+    # One price: the sentence's present value is the cost table's (ruled-out) cloud.
+    assert evaluation.costs["provider"]["present_value"] == pytest.approx(
+        cloud(evaluation.costs), abs=0.01
+    )
     assert "ruled_out" not in evaluate({}).costs["provider"]
 
 

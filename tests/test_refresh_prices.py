@@ -56,6 +56,15 @@ def live(provider: str, name: str, gpu_model: str) -> ProviderPrice | None:
     ).first()
 
 
+def created(client, **providers) -> dict:
+    """An assessment made through the API, as a person's client makes it."""
+    return client.post(
+        "/api/assessments",
+        json.dumps(make_answers("growth", providers=providers)),
+        content_type="application/json",
+    ).json()
+
+
 def azure_cloud_price(name: str = "gpu_hour_on_demand") -> float:
     answers = make_answers("growth", providers={"allow": ["azure"]})
     return evaluate_now(answers)[1].costs["assumptions"][name]["value"]
@@ -188,11 +197,7 @@ def test_a_fifty_percent_move_waits_for_approval_and_results_keep_the_old_price(
     row = live("azure", "gpu_hour_on_demand", "h100")
     old = round(98.32 / 8 / 1.5, 4)
     ProviderPrice.objects.filter(pk=row.pk).update(value=old)
-    saved = client.post(
-        "/api/assessments",
-        json.dumps(make_answers("growth", providers={"allow": ["azure"]})),
-        content_type="application/json",
-    ).json()
+    saved = created(client, allow=["azure"])
     report = refresh("--source", "azure", "--from-file", str(AZURE))
     waiting = report["awaiting_approval"]
     assert [(w["gpu_model"], w["tier"], w["current"]) for w in waiting] == [
@@ -357,11 +362,7 @@ def test_providers_are_shipped_for_every_key_the_sources_name(rules):
 def test_the_figures_table_says_which_prices_were_imported_and_which_are_stale(client, staff):
     refresh("--source", "azure", "--from-file", str(AZURE))
     price_import.publish_draft(PriceImport.objects.latest("started_at"), user=staff["paul"])
-    made = client.post(
-        "/api/assessments",
-        json.dumps(make_answers("growth", providers={"allow": ["azure"]})),
-        content_type="application/json",
-    ).json()
+    made = created(client, allow=["azure"])
     match = resolve(urlparse(made["edit_url"]).path)
     edit = match.args[0] if match.args else next(iter(match.kwargs.values()))
     for path in ("decider-result", "decider-edit-report"):
@@ -526,11 +527,7 @@ def test_a_published_import_prices_the_next_result_and_says_it_was_imported(clie
     moved = {(p["gpu_model"], p["tier"]): p for p in report["proposed"]}
     assert moved[("h100", "on_demand")]["proposed"] == pytest.approx(23.92 / 8)
     price_import.publish_draft(PriceImport.objects.latest("started_at"), user=staff["paul"])
-    made = client.post(
-        "/api/assessments",
-        json.dumps(make_answers("growth", providers={"allow": ["lambda"]})),
-        content_type="application/json",
-    ).json()
+    made = created(client, allow=["lambda"])
     assert made["result"]["costs"]["provider"]["key"] == "lambda"
     assert made["result"]["costs"]["assumptions"]["gpu_hour_on_demand"]["value"] == 2.99
     page = client.get(urlparse(made["edit_url"]).path).content.decode()
